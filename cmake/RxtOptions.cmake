@@ -1,0 +1,17 @@
+# Warnings, sanitizers and the shared compile options of every rxt target.
+add_library(rxt_build_options INTERFACE)
+target_compile_options(rxt_build_options INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-missing-field-initializers>
+  $<$<COMPILE_LANGUAGE:C>:-Wall -Wextra>)
+if(RXT_WERROR)
+  target_compile_options(rxt_build_options INTERFACE -Werror)
+endif()
+if(RXT_SANITIZE)
+  add_compile_options(-fsanitize=${RXT_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=${RXT_SANITIZE})
+endif()
+find_program(RXT_CCACHE ccache)
+if(RXT_CCACHE AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${RXT_CCACHE})
+  set(CMAKE_C_COMPILER_LAUNCHER ${RXT_CCACHE})
+endif()

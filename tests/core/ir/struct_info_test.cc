@@ -1,0 +1,64 @@
+#include "rxt/ir/struct_info.h"
+
+#include <gtest/gtest.h>
+
+namespace rxt {
+namespace {
+
+TEST(StructInfoTest, TensorSubtyping) {
+  StructInfo exact = TensorSI(std::vector<int64_t>{2, 3}, DType::kFloat32);
+  EXPECT_TRUE(IsBaseOf(TensorSI(DType::kFloat32, 2), exact));
+  EXPECT_TRUE(IsBaseOf(TensorSI(DType::kUnknown, -1), exact));
+  EXPECT_TRUE(IsBaseOf(ObjectSI(), exact));
+  EXPECT_FALSE(IsBaseOf(exact, TensorSI(DType::kFloat32, 2)));
+  EXPECT_FALSE(IsBaseOf(TensorSI(DType::kFloat64, 2), exact));
+  EXPECT_FALSE(IsBaseOf(TensorSI(DType::kFloat32, 3), exact));
+  EXPECT_FALSE(IsBaseOf(exact, TensorSI(std::vector<int64_t>{2, 4}, DType::kFloat32)));
+}
+
+TEST(StructInfoTest, SymbolicDimsNeedProofUnlessAssumed) {
+  PrimVar n = MakePrimVar("n");
+  PrimVar m = MakePrimVar("m");
+  StructInfo a = TensorSI(std::vector<PrimExpr>{n, IntImm(4)}, DType::kFloat32);
+  StructInfo b = TensorSI(std::vector<PrimExpr>{m, IntImm(4)}, DType::kFloat32);
+  EXPECT_TRUE(IsBaseOf(a, a));
+  EXPECT_FALSE(IsBaseOf(a, b));
+  EXPECT_TRUE(IsBaseOf(a, b, /*assume_unknown_equal=*/true));
+  StructInfo c = TensorSI(std::vector<PrimExpr>{m, IntImm(5)}, DType::kFloat32);
+  EXPECT_FALSE(IsBaseOf(a, c, /*assume_unknown_equal=*/true));  // 4 vs 5 is provably different
+}
+
+TEST(StructInfoTest, TuplesAndFunctions) {
+  StructInfo t = TensorSI(std::vector<int64_t>{2}, DType::kFloat32);
+  EXPECT_TRUE(IsBaseOf(TupleSI({TensorSI(DType::kFloat32, 1)}), TupleSI({t})));
+  EXPECT_FALSE(IsBaseOf(TupleSI({t, t}), TupleSI({t})));
+  StructInfo pure = FuncSI({t}, t, true);
+  StructInfo impure = FuncSI({t}, t, false);
+  EXPECT_TRUE(IsBaseOf(impure, pure));
+  EXPECT_FALSE(IsBaseOf(pure, impure));
+}
+
+TEST(StructInfoTest, UnifyKeepsWhatBothAgreeOn) {
+  StructInfo a = TensorSI(std::vector<int64_t>{2, 3}, DType::kFloat32);
+  StructInfo b = TensorSI(std::vector<int64_t>{2, 4}, DType::kFloat32);
+  StructInfo u = Unify(a, b);
+  const auto* t = u->As<TensorSINode>();
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->dtype, DType::kFloat32);
+  EXPECT_EQ(t->ndim, 2);
+  EXPECT_FALSE(t->shape.has_value());
+  EXPECT_EQ(Unify(a, ShapeSI(2))->kind, StructInfoKind::kObject);
+  EXPECT_TRUE(IsBaseOf(Unify(a, a), a));
+}
+
+TEST(StructInfoTest, StaticShape) {
+  StructInfo sinfo = TensorSI(std::vector<int64_t>{5, 7}, DType::kInt64);
+  const auto* t = sinfo->As<TensorSINode>();
+  ASSERT_TRUE(t->IsStatic());
+  EXPECT_EQ(t->StaticShape(), (std::vector<int64_t>{5, 7}));
+  StructInfo symbolic = TensorSI(std::vector<PrimExpr>{MakePrimVar("n")}, DType::kInt64);
+  EXPECT_FALSE(symbolic->As<TensorSINode>()->IsStatic());
+}
+
+}  // namespace
+}  // namespace rxt
