@@ -3,11 +3,9 @@
 #include <algorithm>
 
 #include "rxt/ir/module.h"
+#include "rxt/op/op_list.h"
 
 namespace rxt {
-
-void RegisterCoreOps(OpRegistry& registry);  // op_list.h; declared here to keep this file self-contained
-
 namespace {
 
 // Edit distance, for "did you mean" hints on unknown names.
