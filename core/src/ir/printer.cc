@@ -1,0 +1,287 @@
+// The printer: modules and Relax functions. Kernels and scalar expressions are in
+// print_kernel.cc, struct info, attributes and constants in print_value.cc.
+#include "rxt/ir/printer.h"
+
+#include "printer_impl.h"
+#include "rxt/op/registry.h"
+#include "text_syntax.h"
+
+namespace rxt {
+namespace text {
+namespace {
+
+constexpr size_t kMaxLineWidth = 100;
+
+std::string Join(const std::vector<std::string>& parts, const char* separator = ", ") {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? separator : "") + parts[i];
+  return out;
+}
+
+}  // namespace
+
+// ---- Namer
+
+void Namer::PopScope() {
+  RXT_CHECK(scopes_.size() > 1, "popping the outermost naming scope");
+  for (const void* key : scopes_.back()) {
+    auto it = names_.find(key);
+    if (it == names_.end()) continue;
+    if (--visible_[it->second] == 0) visible_.erase(it->second);
+    names_.erase(it);
+  }
+  scopes_.pop_back();
+}
+
+const std::string* Namer::Find(const void* key) const {
+  auto it = names_.find(key);
+  return it == names_.end() ? nullptr : &it->second;
+}
+
+bool Namer::Taken(const std::string& name) const {
+  return visible_.count(name) > 0 || (bare_ && IsReservedWord(name));
+}
+
+const std::string& Namer::DefineIn(size_t level, const void* key, std::string_view hint) {
+  if (const std::string* existing = Find(key)) return *existing;
+  const std::string base = SanitizeName(hint, bare_);
+  std::string name = base;
+  for (int i = 1; Taken(name); ++i) name = StrCat(base, "_", i);
+  ++visible_[name];
+  scopes_[level].push_back(key);
+  return names_[key] = name;
+}
+
+// ---- Layout
+
+void TextPrinter::Line(const std::string& text) {
+  out_.append(static_cast<size_t>(indent_) * 2, ' ');
+  out_ += text;
+  out_ += '\n';
+}
+
+void TextPrinter::Header(const std::string& head, const std::vector<std::string>& params, const std::string& tail) {
+  const size_t width = kMaxLineWidth - static_cast<size_t>(indent_) * 2;
+  std::string one_line = head + Join(params) + tail;
+  if (one_line.size() <= width) {
+    Line(one_line);
+    return;
+  }
+  // Fill lines up to the width, continuation lines aligned after the opening parenthesis;
+  // what follows the closing parenthesis ("-> S {") moves to its own line if it must.
+  const std::string rest = tail.substr(1);  // after the ')'
+  const bool short_rest = rest.size() <= 2;  // " {" stays with the last parameter
+  const std::string continuation(head.size(), ' ');
+  std::string line = head;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const bool last = i + 1 == params.size();
+    std::string piece = params[i] + (last ? ")" + (short_rest ? rest : "") : ",");
+    if (line.size() > head.size() && line.size() + 1 + piece.size() > width) {
+      Line(line);
+      line = continuation;
+    } else if (line.size() > head.size()) {
+      line += ' ';
+    }
+    line += piece;
+  }
+  if (params.empty()) line += ")" + (short_rest ? rest : "");
+  if (short_rest || line.size() + rest.size() <= width) {
+    Line(line + (short_rest ? "" : rest));
+  } else {
+    Line(line);
+    Line("   " + rest);  // rest starts with a space: four in all
+  }
+}
+
+std::string TextPrinter::GlobalName(const std::string& name) const {
+  bool plain = !name.empty();
+  for (char c : name) plain &= std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+  return "@" + (plain ? name : QuoteString(name));
+}
+
+std::string TextPrinter::VarName(const VarNode* var) {
+  if (const std::string* name = vars_.Find(var)) return "%" + *name;
+  return "%" + SanitizeName(var->name, false);  // a standalone fragment, or a variable used out of scope
+}
+
+// ---- Module and functions
+
+std::string TextPrinter::Module(const IRModule& module) {
+  std::vector<std::string> sections;
+  if (!module.attrs.empty()) {
+    Line("attributes " + AttrsBlock(module.attrs));
+    sections.push_back(std::move(out_));
+    out_.clear();
+  }
+  for (const auto& entry : module.entries()) {
+    if (entry.function) {
+      Function(entry.name, *entry.function);
+    } else if (entry.kernel) {
+      Kernel(entry.name, *entry.kernel);
+    } else {
+      continue;
+    }
+    sections.push_back(std::move(out_));
+    out_.clear();
+  }
+  if (options_.print_metadata && !metadata_.empty()) sections.push_back(Metadata());
+  return Join(sections, "\n");
+}
+
+void TextPrinter::Function(const std::string& name, const FunctionNode& function) {
+  vars_ = Namer(false);
+  prim_vars_ = Namer(true);
+  std::vector<std::string> params;
+  for (const Var& param : function.params) {
+    std::string param_name = "%" + vars_.Define(param.get(), param->name);
+    params.push_back(param_name + ": " + SInfo(param->struct_info));
+  }
+  std::string tail = ") -> " + SInfo(function.ret_sinfo);
+  if (!function.attrs.empty()) tail += " attributes " + AttrsBlock(function.attrs);
+  if (!function.is_pure) tail += " impure";
+  Header("def " + GlobalName(name) + "(", params, tail + " {");
+  ++indent_;
+  if (function.body) SeqBody(*function.body, "return");
+  --indent_;
+  Line("}");
+}
+
+void TextPrinter::SeqBody(const SeqExprNode& seq, const char* terminator) {
+  for (const BindingBlock& block : seq.blocks) {
+    if (!block.is_dataflow) {
+      for (const rxt::Binding& binding : block.bindings) Binding(binding);
+      continue;
+    }
+    Line("dataflow {");
+    ++indent_;
+    std::vector<std::string> outputs;
+    for (const rxt::Binding& binding : block.bindings) {
+      Binding(binding);
+      if (binding.var && !binding.var->is_dataflow) outputs.push_back(VarName(binding.var.get()));
+    }
+    if (!outputs.empty()) Line("output " + Join(outputs));
+    --indent_;
+    Line("}");
+  }
+  Line(std::string(terminator) + " " + Expr(seq.body));
+}
+
+void TextPrinter::Binding(const rxt::Binding& binding) {
+  if (!binding.var) return;
+  std::string name = "%" + vars_.Define(binding.var.get(), binding.var->name);
+  std::string sinfo = SInfo(binding.var->struct_info);
+  std::string value = binding.is_match_cast()
+                          ? "match_cast(" + Expr(binding.value) + ", " + SInfo(binding.match_sinfo) + ")"
+                          : Expr(binding.value);
+  Line(name + ": " + sinfo + " = " + value);
+}
+
+// ---- Expressions
+
+std::string TextPrinter::Expr(const rxt::Expr& expr) {
+  if (!expr) return "<null>";
+  switch (expr->kind) {
+    case ExprKind::kVar: return VarName(expr->As<VarNode>());
+    case ExprKind::kConstant: return Constant(expr->As<ConstantNode>()->data);
+    case ExprKind::kTuple: {
+      std::vector<std::string> fields;
+      for (const auto& field : expr->As<TupleNode>()->fields) fields.push_back(Expr(field));
+      return "(" + Join(fields) + (fields.size() == 1 ? ",)" : ")");
+    }
+    case ExprKind::kTupleGetItem: {
+      const auto* item = expr->As<TupleGetItemNode>();
+      return Expr(item->tuple) + "[" + std::to_string(item->index) + "]";
+    }
+    case ExprKind::kCall: return Call(*expr->As<CallNode>());
+    case ExprKind::kShapeExpr: {
+      std::vector<std::string> dims;
+      for (const auto& dim : expr->As<ShapeExprNode>()->values) dims.push_back(PrimString(dim));
+      return "shape(" + Join(dims) + ")";
+    }
+    case ExprKind::kPrimValue: return "prim(" + PrimString(expr->As<PrimValueNode>()->value) + ")";
+    case ExprKind::kStringImm: return QuoteString(expr->As<StringImmNode>()->value);
+    case ExprKind::kIf: return If(*expr->As<IfNode>());
+    case ExprKind::kOp: return expr->As<OpNode>()->name();
+    case ExprKind::kGlobalVar: return GlobalName(expr->As<GlobalVarNode>()->name);
+    case ExprKind::kExternFunc: return "extern(" + QuoteString(expr->As<ExternFuncNode>()->name) + ")";
+  }
+  return "<?>";
+}
+
+std::string TextPrinter::Call(const CallNode& call) {
+  std::vector<std::string> args;
+  for (const auto& arg : call.args) args.push_back(Expr(arg));
+  const OpDef* op = AsOp(call.callee);
+  for (const auto& [key, value] : call.attrs.entries()) {
+    // Attributes at their default values are left out: the parser completes them.
+    const AttrSpec* spec = op ? op->FindAttr(key) : nullptr;
+    if (spec && !spec->required && spec->default_value == value) continue;
+    args.push_back((IsDottedName(key) ? key : QuoteString(key)) + "=" + AttrValueText(value));
+  }
+  if (call.sinfo_args.size() == 1) {
+    args.push_back("out_sinfo=" + SInfo(call.sinfo_args[0]));
+  } else if (!call.sinfo_args.empty()) {
+    std::vector<std::string> outs;
+    for (const auto& s : call.sinfo_args) outs.push_back(SInfo(s));
+    args.push_back("out_sinfo=[" + Join(outs) + "]");
+  }
+  return Expr(call.callee) + "(" + Join(args) + ")";
+}
+
+// Multi-line: the first line continues the current one; the branches are indented one level.
+std::string TextPrinter::If(const IfNode& node) {
+  std::string saved = std::move(out_);
+  out_.clear();
+  std::string head = "if " + Expr(node.cond) + " {\n";
+  ++indent_;
+  if (node.then_branch) SeqBody(*node.then_branch, "yield");
+  --indent_;
+  Line("} else {");
+  ++indent_;
+  if (node.else_branch) SeqBody(*node.else_branch, "yield");
+  --indent_;
+  out_.append(static_cast<size_t>(indent_) * 2, ' ');
+  out_ += "}";
+  std::string text = head + out_;
+  out_ = std::move(saved);
+  return text;
+}
+
+}  // namespace text
+
+// ---- Public entry points
+
+std::string PrintModule(const IRModule& module, const PrintOptions& options) {
+  return text::TextPrinter(options, false).Module(module);
+}
+
+std::string PrintFunction(const Function& function, const std::string& name, const PrintOptions& options) {
+  if (!function) return "<null function>\n";
+  text::TextPrinter printer(options, false);
+  printer.Function(name, *function);
+  std::string text = printer.Output();
+  std::string metadata = printer.Metadata();
+  if (options.print_metadata && !metadata.empty()) text += "\n" + metadata;
+  return text;
+}
+
+std::string PrintKernel(const KernelFunction& kernel, const std::string& name, const PrintOptions& options) {
+  if (!kernel) return "<null kernel>\n";
+  text::TextPrinter printer(options, false);
+  printer.Kernel(name, *kernel);
+  return printer.Output();
+}
+
+std::string PrintExpr(const Expr& expr) { return text::TextPrinter(PrintOptions{}, true).Expr(expr); }
+
+std::string ToString(const PrimExpr& expr) { return text::TextPrinter(PrintOptions{}, true).PrimString(expr); }
+
+std::string ToString(const StructInfo& sinfo) { return text::TextPrinter(PrintOptions{}, true).SInfo(sinfo); }
+
+std::string ToString(const Stmt& stmt) {
+  text::TextPrinter printer(PrintOptions{}, true);
+  printer.StmtList(stmt);
+  return printer.Output();
+}
+
+}  // namespace rxt
