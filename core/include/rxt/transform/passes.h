@@ -1,0 +1,56 @@
+// Every pass of rxt, one line each: the index to read first. Each pass lives in its own file
+// under core/src/transform/ (named after it), which documents the details.
+//
+// By name: ListPasses() / CreatePass(name) / RunPasses(module, names, context), as used by
+// `rxt show --passes` and the C ABI. Pass options travel in PassContext::options under
+// "<PassName>.<option>"; each pass lists its options below.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "rxt/pass/pass.h"
+#include "rxt/runtime/tensor.h"
+
+namespace rxt {
+
+/// Checks the module is well formed (ir/well_formed.h); throws listing every problem.
+Pass WellFormed();
+
+/// Re-normalizes every function through the BlockBuilder: fills struct info, A-normal form,
+/// merges adjacent non-dataflow blocks, drops empty blocks.
+Pass Normalize();
+
+/// Removes unused pure bindings (to a fixpoint) and empty blocks; keeps every function.
+/// Option DeadCodeElimination.remove_unused_kernels (bool, false): also removes kernels that
+/// no Relax function references.
+Pass DeadCodeElimination();
+
+/// Replaces variables bound to another variable (and other trivial aliases: a tuple field of
+/// a tuple literal, a match_cast that refines nothing) by the original.
+Pass CanonicalizeBindings();
+
+/// Replaces the named parameters of |func_name| by constants, drops them from its signature
+/// and fixes the symbolic dims their shapes determine (the seed's BindParams).
+/// By name ("BindParams"): options BindParams.func_name (string, "main") and one
+/// BindParams.param.<name> (tensor) per parameter to bind.
+Pass BindParams(std::string func_name, std::map<std::string, Tensor> params);
+
+/// Groups runs of pure bindings outside dataflow blocks into dataflow blocks; variables used
+/// after the run stay its outputs. Option ConvertToDataflow.min_size (int, 2): shorter runs
+/// are left alone.
+Pass ConvertToDataflow();
+
+// ---- By name.
+
+/// Every pass above: name, opt_level, required passes and the one-line summary.
+std::vector<PassInfo> ListPasses();
+
+/// The pass named |name|; throws kNotFound (with the closest name) if there is none.
+Pass CreatePass(const std::string& name);
+
+/// Runs the named passes in order as one Sequential under |context|.
+IRModule RunPasses(IRModule module, const std::vector<std::string>& names, const PassContext& context = PassContext());
+
+}  // namespace rxt

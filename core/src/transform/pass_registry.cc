@@ -1,0 +1,113 @@
+// Passes by name: the table behind ListPasses, CreatePass and RunPasses. A new pass adds
+// one row here and one line in transform/passes.h.
+#include <algorithm>
+#include <cctype>
+#include <functional>
+
+#include "rxt/transform/passes.h"
+
+namespace rxt {
+namespace {
+
+struct PassEntry {
+  const char* name;
+  const char* summary;
+  std::function<Pass()> create;
+};
+
+Pass BindParamsFromOptions();
+
+const std::vector<PassEntry>& PassTable() {
+  static const std::vector<PassEntry> table = {
+      {"WellFormed", "Checks the module is well formed; throws listing every problem.", WellFormed},
+      {"Normalize", "Re-normalizes every function: struct info, A-normal form, merged and non-empty blocks.",
+       Normalize},
+      {"DeadCodeElimination", "Removes unused pure bindings and empty blocks.", DeadCodeElimination},
+      {"CanonicalizeBindings", "Replaces variables bound to another variable (trivial aliases) by the original.",
+       CanonicalizeBindings},
+      {"BindParams", "Replaces named parameters by constant tensors (tensors from the BindParams.* options).",
+       BindParamsFromOptions},
+      {"ConvertToDataflow", "Groups runs of pure bindings into dataflow blocks.", ConvertToDataflow},
+  };
+  return table;
+}
+
+/// BindParams by name: the function and the tensors come from the context's options.
+Pass BindParamsFromOptions() {
+  auto run = [](IRModule module, const PassContext& context) {
+    const std::string prefix = "BindParams.param.";
+    std::map<std::string, Tensor> params;
+    for (const auto& [key, value] : context.options) {
+      if (key.rfind(prefix, 0) != 0) continue;
+      if (!value.is<Tensor>()) {
+        Throw(ErrorCode::kInvalidArgument, "pass option ", key, " holds a value of kind ", value.KindName(),
+              "; expected tensor");
+      }
+      params.emplace(key.substr(prefix.size()), value.get<Tensor>());
+    }
+    if (params.empty()) {
+      Throw(ErrorCode::kInvalidArgument,
+            "BindParams by name needs its tensors as pass options BindParams.param.<name> (and optionally "
+            "BindParams.func_name); from C++, use BindParams(func_name, params)");
+    }
+    std::string func_name = context.GetOption<std::string>("BindParams.func_name", "main");
+    // The inner pass runs as the body of this one: no second round of instruments.
+    return BindParams(func_name, std::move(params))(std::move(module), PassContext());
+  };
+  return CreateModulePass(run, "BindParams");
+}
+
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t substitute = diagonal + (std::tolower(static_cast<unsigned char>(a[i - 1])) ==
+                                              std::tolower(static_cast<unsigned char>(b[j - 1]))
+                                          ? 0
+                                          : 1);
+      diagonal = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitute});
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::vector<PassInfo> ListPasses() {
+  std::vector<PassInfo> out;
+  for (const PassEntry& entry : PassTable()) {
+    PassInfo info = entry.create().info();
+    info.summary = entry.summary;
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+Pass CreatePass(const std::string& name) {
+  const PassEntry* closest = nullptr;
+  size_t best = SIZE_MAX;
+  for (const PassEntry& entry : PassTable()) {
+    if (entry.name == name) return entry.create();
+    size_t distance = EditDistance(name, entry.name);
+    if (distance < best) {
+      best = distance;
+      closest = &entry;
+    }
+  }
+  std::string hint = closest && best <= 3 ? StrCat(" (did you mean ", closest->name, "?)") : "";
+  std::string known;
+  for (const PassEntry& entry : PassTable()) known += StrCat(known.empty() ? "" : ", ", entry.name);
+  Throw(ErrorCode::kNotFound, "no pass named '", name, "'", hint, "; passes: ", known);
+}
+
+IRModule RunPasses(IRModule module, const std::vector<std::string>& names, const PassContext& context) {
+  std::vector<Pass> passes;
+  for (const std::string& name : names) passes.push_back(CreatePass(name));
+  return Sequential(std::move(passes), "RunPasses")(std::move(module), context);
+}
+
+}  // namespace rxt
