@@ -1,5 +1,6 @@
 #include "rxt/ir/prim_expr.h"
 
+#include <cstdint>
 #include <map>
 
 #include "rxt/ir/kernel.h"
@@ -21,22 +22,43 @@ bool IsIntImm(const PrimExpr& e, int64_t v) {
   return GetConstInt(e, &x) && x == v;
 }
 
-// Folds integer arithmetic on two immediates; returns null when it cannot.
-PrimExpr FoldInt(BinaryOp op, int64_t a, int64_t b, DType t) {
+// Whether |v| is representable in the integer dtype |t|.
+bool FitsIn(int64_t v, DType t) {
+  int bits = DTypeBits(t);
+  if (bits >= 64) return true;
+  if (IsUnsigned(t)) return v >= 0 && v < (int64_t{1} << bits);
+  return v >= -(int64_t{1} << (bits - 1)) && v < (int64_t{1} << (bits - 1));
+}
+
+// Folds integer arithmetic on two immediates in int64; returns null when it cannot.
+PrimExpr FoldIntUnchecked(BinaryOp op, int64_t a, int64_t b, DType t) {
   auto floordiv = [](int64_t x, int64_t y) {
     int64_t q = x / y;
     return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
   };
-  switch (op) {
-    case BinaryOp::kAdd: return IntImm(a + b, t);
-    case BinaryOp::kSub: return IntImm(a - b, t);
-    case BinaryOp::kMul: return IntImm(a * b, t);
-    case BinaryOp::kFloorDiv: return b == 0 ? nullptr : IntImm(floordiv(a, b), t);
-    case BinaryOp::kFloorMod: return b == 0 ? nullptr : IntImm(a - floordiv(a, b) * b, t);
+  int64_t r = 0;
+  switch (op) {  // an overflowing result is left unfolded rather than wrapped (UB in C++)
+    case BinaryOp::kAdd: return __builtin_add_overflow(a, b, &r) ? nullptr : IntImm(r, t);
+    case BinaryOp::kSub: return __builtin_sub_overflow(a, b, &r) ? nullptr : IntImm(r, t);
+    case BinaryOp::kMul: return __builtin_mul_overflow(a, b, &r) ? nullptr : IntImm(r, t);
+    case BinaryOp::kFloorDiv:
+      if (b == 0 || (a == INT64_MIN && b == -1)) return nullptr;
+      return IntImm(floordiv(a, b), t);
+    case BinaryOp::kFloorMod:
+      if (b == 0 || (a == INT64_MIN && b == -1)) return nullptr;
+      return IntImm(a - floordiv(a, b) * b, t);
     case BinaryOp::kMin: return IntImm(a < b ? a : b, t);
     case BinaryOp::kMax: return IntImm(a > b ? a : b, t);
     default: return nullptr;
   }
+}
+
+// The folded result, or null when it cannot fold or the result would not fit the dtype
+// (then the unfolded expression keeps the program's meaning).
+PrimExpr FoldInt(BinaryOp op, int64_t a, int64_t b, DType t) {
+  PrimExpr folded = FoldIntUnchecked(op, a, b, t);
+  if (!folded || !FitsIn(folded->As<IntImmNode>()->value, t)) return nullptr;
+  return folded;
 }
 
 }  // namespace

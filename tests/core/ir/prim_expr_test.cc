@@ -65,3 +65,33 @@ TEST(PrimExprTest, LoadsAndStoresCheckIndexCount) {
 
 }  // namespace
 }  // namespace rxt
+
+namespace rxt {
+namespace {
+
+TEST(PrimExprTest, OverflowingFoldsAreLeftSymbolic) {
+  PrimExpr big = IntImm(int64_t{1} << 40);
+  EXPECT_EQ((big * big)->kind, PrimKind::kBinary);
+  EXPECT_EQ(MakeBinary(BinaryOp::kFloorDiv, IntImm(INT64_MIN), IntImm(-1))->kind, PrimKind::kBinary);
+  int64_t v = 0;
+  ASSERT_TRUE(GetConstInt(big * IntImm(2), &v));
+  EXPECT_EQ(v, int64_t{1} << 41);
+}
+
+}  // namespace
+}  // namespace rxt
+
+namespace rxt {
+namespace {
+
+TEST(PrimExprTest, FoldsRespectTheDtypeWidth) {
+  PrimExpr max32 = IntImm(2147483647, DType::kInt32);
+  EXPECT_EQ((max32 + IntImm(1, DType::kInt32))->kind, PrimKind::kBinary);  // would not fit int32
+  int64_t v = 0;
+  ASSERT_TRUE(GetConstInt(max32 - IntImm(1, DType::kInt32), &v));
+  EXPECT_EQ(v, 2147483646);
+  EXPECT_EQ((IntImm(200, DType::kUInt8) + IntImm(100, DType::kUInt8))->kind, PrimKind::kBinary);
+}
+
+}  // namespace
+}  // namespace rxt

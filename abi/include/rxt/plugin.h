@@ -1,0 +1,132 @@
+/* plugin.h: the plugin ABI of rxt (C99). A plugin is a shared library that links nothing of
+ * rxt: it includes this header and exports one entry point, rxt_plugin_entry.
+ *
+ * Loading, in order (docs/plugins.md has the long form):
+ *  1. The host opens the library and looks up `rxt_plugin_entry`.
+ *  2. It calls rxt_plugin_entry(host_abi_version, host_api): |host_abi_version| is the highest
+ *     plugin ABI version the host speaks; |host_api| is the host's table of functions.
+ *  3. The plugin returns a descriptor whose abi_version is the version it speaks (at most
+ *     |host_abi_version|), or NULL to decline (log why with host_api->log first).
+ *  4. The host registers what the plugin provides: the items listed in the descriptor plus those
+ *     the plugin registered through host_api->register_* during the entry call. Either every
+ *     item is registered or, on any error (a name taken, a bad descriptor), none is and the
+ *     library is closed.
+ *
+ * Lifetimes: the descriptor, the items and every string they point to must stay valid while the
+ * library is loaded (static storage is the usual choice); the host copies the names. The host
+ * keeps the library loaded while anything it provides is in use. |host_api| stays valid for as
+ * long as the library is loaded, so a plugin may keep it (e.g. to log later).
+ *
+ * Minimal plugin:
+ *
+ *   #include <rxt/plugin.h>
+ *   static const rxt_plugin_item_t kLosses[] = {
+ *     {sizeof(rxt_plugin_item_t), "my_l1", "Mean absolute error.", NULL, NULL}};
+ *   static const rxt_plugin_descriptor_t kPlugin = {
+ *     sizeof(rxt_plugin_descriptor_t), RXT_PLUGIN_ABI_VERSION, "my_losses", "1.0.0",
+ *     "Losses of my lab.", NULL, 0, kLosses, 1, NULL, 0, NULL, 0};
+ *   RXT_PLUGIN_EXPORT const rxt_plugin_descriptor_t* rxt_plugin_entry(
+ *       uint32_t host_abi_version, const rxt_host_api_t* host) {
+ *     (void)host;
+ *     return host_abi_version >= RXT_PLUGIN_ABI_VERSION ? &kPlugin : NULL;
+ *   }
+ */
+#ifndef RXT_PLUGIN_H_
+#define RXT_PLUGIN_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rxt/rxt.h" /* rxt_code_t, rxt_plugin_item_kind_t (declarations only: link nothing) */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The plugin ABI version this header describes. Version 1: named items with an opaque callback;
+ * the typed callbacks of optimizers, losses, gradient rules and backends come with later
+ * versions (appended to the tables below). */
+#define RXT_PLUGIN_ABI_VERSION 1
+/* The oldest plugin ABI version a host built from this header still accepts. */
+#define RXT_PLUGIN_ABI_MIN_VERSION 1
+/* The one symbol a plugin exports. */
+#define RXT_PLUGIN_ENTRY_SYMBOL "rxt_plugin_entry"
+
+typedef enum rxt_log_level_e {
+  RXT_LOG_DEBUG = 0,
+  RXT_LOG_INFO = 1,
+  RXT_LOG_WARNING = 2,
+  RXT_LOG_ERROR = 3
+} rxt_log_level_t;
+
+/* An opaque callback: the kind of the item defines its real signature (cast to it). */
+typedef void (*rxt_plugin_fn_t)(void);
+
+/* One thing a plugin provides: an optimizer, a loss, a gradient rule (named after its op) or a
+ * backend. Names are unique per kind across every loaded plugin. */
+typedef struct rxt_plugin_item_s {
+  size_t struct_size;       /* sizeof(rxt_plugin_item_t) */
+  const char* name;         /* required, non-empty */
+  const char* summary;      /* one line; may be NULL */
+  rxt_plugin_fn_t callback; /* may be NULL in ABI version 1 */
+  void* user_data;          /* handed back to the callback by later ABI versions */
+} rxt_plugin_item_t;
+
+/* The host side of one loaded plugin; pass it back to every host function. */
+typedef struct rxt_host_s rxt_host_t;
+
+/* The host's functions. Check `struct_size` before using a member added after ABI version 1:
+ * RXT_HOST_API_HAS(api, member). */
+typedef struct rxt_host_api_s {
+  size_t struct_size;
+  uint32_t abi_version; /* the host's highest plugin ABI version */
+  rxt_host_t* host;
+  /* Logs a message attributed to the plugin. Any time while the library is loaded. */
+  void (*log)(rxt_host_t* host, rxt_log_level_t level, const char* message);
+  /* Register one item each. Only during rxt_plugin_entry (RXT_FAILED_PRECONDITION after it).
+   * RXT_ALREADY_EXISTS if the name is taken (the whole load then fails), RXT_INVALID_ARGUMENT
+   * for a bad item. The item is copied except for the callback and user data. */
+  rxt_code_t (*register_optimizer)(rxt_host_t* host, const rxt_plugin_item_t* item);
+  rxt_code_t (*register_loss)(rxt_host_t* host, const rxt_plugin_item_t* item);
+  rxt_code_t (*register_gradient)(rxt_host_t* host, const rxt_plugin_item_t* item);
+  rxt_code_t (*register_backend)(rxt_host_t* host, const rxt_plugin_item_t* item);
+} rxt_host_api_t;
+
+#define RXT_HOST_API_HAS(api, member) \
+  ((api)->struct_size >= offsetof(rxt_host_api_t, member) + sizeof((api)->member))
+
+/* What the plugin is and what it provides (items may also be registered by calls). */
+typedef struct rxt_plugin_descriptor_s {
+  size_t struct_size;   /* sizeof(rxt_plugin_descriptor_t) */
+  uint32_t abi_version; /* the version the plugin speaks: RXT_PLUGIN_ABI_VERSION */
+  const char* name;     /* required, unique among loaded plugins */
+  const char* version;  /* the plugin's own version, e.g. "1.0.0"; may be NULL */
+  const char* summary;  /* one line; may be NULL */
+  const rxt_plugin_item_t* optimizers;
+  size_t num_optimizers;
+  const rxt_plugin_item_t* losses;
+  size_t num_losses;
+  const rxt_plugin_item_t* gradients;
+  size_t num_gradients;
+  const rxt_plugin_item_t* backends;
+  size_t num_backends;
+} rxt_plugin_descriptor_t;
+
+typedef const rxt_plugin_descriptor_t* (*rxt_plugin_entry_fn_t)(uint32_t host_abi_version,
+                                                                const rxt_host_api_t* host_api);
+
+#ifdef __cplusplus
+#define RXT_PLUGIN_EXPORT extern "C" __attribute__((visibility("default")))
+#else
+#define RXT_PLUGIN_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* Every plugin defines this (with RXT_PLUGIN_EXPORT); the host never does. */
+RXT_PLUGIN_EXPORT const rxt_plugin_descriptor_t* rxt_plugin_entry(uint32_t host_abi_version,
+                                                                  const rxt_host_api_t* host_api);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* RXT_PLUGIN_H_ */

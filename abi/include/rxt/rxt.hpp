@@ -1,0 +1,232 @@
+// rxt.hpp: header-only C++ RAII over the C ABI (rxt.h). A status becomes an rxt::abi::Error
+// exception, handles become move-only objects that release themselves, strings become
+// std::string. It uses nothing but rxt.h, so it works against any librxt.so of the same ABI.
+//
+//   rxt::abi::Module m = rxt::abi::Module::Parse(text, "mlp.rxt");
+//   int64_t params = m.GetInt("param_num");
+//   rxt::abi::Module simplified = m.RunPasses({"DeadCodeElimination"});
+//   std::cout << simplified.Print();
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "rxt/rxt.h"
+
+namespace rxt::abi {
+
+/// The error of a failed rxt call: its canonical code and message.
+class Error : public std::runtime_error {
+ public:
+  Error(rxt_code_t code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  rxt_code_t code() const { return code_; }
+
+ private:
+  rxt_code_t code_;
+};
+
+/// Throws the status (freeing it) if it is not OK.
+inline void Check(rxt_status_t status) {
+  if (status == nullptr) return;
+  Error error(rxt_status_code(status), rxt_status_message(status));
+  rxt_status_free(status);
+  throw error;
+}
+
+/// Takes ownership of a string returned by the ABI.
+inline std::string TakeString(char* text) {
+  std::string copy = text != nullptr ? text : "";
+  rxt_string_free(text);
+  return copy;
+}
+
+inline std::string Version() { return rxt_version(); }
+
+struct NamedItem {
+  std::string name;
+  std::string summary;
+};
+
+struct PassOptions {
+  int opt_level = 2;
+  bool verify_each = false;
+  std::vector<std::string> disabled;
+};
+
+namespace detail {
+
+/// Collects a C listing into a vector; an exception in the visitor stops the listing and is
+/// rethrown after it, so none unwinds through C frames.
+struct NamedItemCollector {
+  std::vector<NamedItem> items;
+  std::exception_ptr error;
+  static int Visit(void* self, const char* name, const char* summary) {
+    auto* collector = static_cast<NamedItemCollector*>(self);
+    try {
+      collector->items.push_back({name, summary});
+      return 0;
+    } catch (...) {
+      collector->error = std::current_exception();
+      return 1;
+    }
+  }
+  std::vector<NamedItem> Take() {
+    if (error) std::rethrow_exception(error);
+    return std::move(items);
+  }
+};
+
+}  // namespace detail
+
+/// An IR module handle. Move-only; Share() makes a second handle to the same module.
+class Module {
+ public:
+  Module() = default;
+  /// Takes over one reference of |handle|.
+  static Module Adopt(rxt_module_t* handle) { return Module(handle); }
+  static Module Parse(std::string_view text, const std::string& file_name = "<input>") {
+    rxt_module_t* handle = nullptr;
+    Check(rxt_module_parse(text.data(), text.size(), file_name.c_str(), &handle));
+    return Module(handle);
+  }
+
+  Module(Module&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  Module& operator=(Module&& other) noexcept {
+    if (this != &other) {
+      rxt_module_release(handle_);
+      handle_ = std::exchange(other.handle_, nullptr);
+    }
+    return *this;
+  }
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+  ~Module() { rxt_module_release(handle_); }
+
+  /// A second handle to the same module (attribute changes are seen through both).
+  Module Share() const { return Module(rxt_module_retain(handle_)); }
+  rxt_module_t* get() const { return handle_; }
+  /// Gives up ownership: the caller must release the returned handle.
+  rxt_module_t* release() { return std::exchange(handle_, nullptr); }
+  explicit operator bool() const { return handle_ != nullptr; }
+
+  std::string Print() const {
+    char* text = nullptr;
+    Check(rxt_module_print(handle_, &text));
+    return TakeString(text);
+  }
+  void Verify() const { Check(rxt_module_verify(handle_)); }
+
+  std::vector<std::string> AttrNames() const {
+    size_t count = 0;
+    Check(rxt_module_attr_count(handle_, &count));
+    std::vector<std::string> names;
+    for (size_t i = 0; i < count; ++i) {
+      char* name = nullptr;
+      Check(rxt_module_attr_name(handle_, i, &name));
+      names.push_back(TakeString(name));
+    }
+    return names;
+  }
+  rxt_attr_kind_t AttrKind(const std::string& name) const {
+    rxt_attr_kind_t kind = RXT_ATTR_NONE;
+    Check(rxt_module_attr_kind(handle_, name.c_str(), &kind));
+    return kind;
+  }
+  int64_t GetInt(const std::string& name) const {
+    int64_t value = 0;
+    Check(rxt_module_attr_get_int(handle_, name.c_str(), &value));
+    return value;
+  }
+  double GetFloat(const std::string& name) const {
+    double value = 0;
+    Check(rxt_module_attr_get_float(handle_, name.c_str(), &value));
+    return value;
+  }
+  std::string GetString(const std::string& name) const {
+    char* value = nullptr;
+    Check(rxt_module_attr_get_string(handle_, name.c_str(), &value));
+    return TakeString(value);
+  }
+  void SetInt(const std::string& name, int64_t value) { Check(rxt_module_attr_set_int(handle_, name.c_str(), value)); }
+  void SetFloat(const std::string& name, double value) {
+    Check(rxt_module_attr_set_float(handle_, name.c_str(), value));
+  }
+  void SetString(const std::string& name, const std::string& value) {
+    Check(rxt_module_attr_set_string(handle_, name.c_str(), value.c_str()));
+  }
+
+  /// Runs the named passes on a copy; this module is unchanged.
+  Module RunPasses(const std::vector<std::string>& names, const PassOptions& options = {}) const {
+    std::vector<const char*> name_ptrs, disabled_ptrs;
+    for (const std::string& name : names) name_ptrs.push_back(name.c_str());
+    for (const std::string& name : options.disabled) disabled_ptrs.push_back(name.c_str());
+    rxt_pass_options_t c_options;
+    rxt_pass_options_init(&c_options);
+    c_options.opt_level = options.opt_level;
+    c_options.verify_each = options.verify_each ? 1 : 0;
+    c_options.disabled = disabled_ptrs.data();
+    c_options.num_disabled = disabled_ptrs.size();
+    rxt_module_t* result = nullptr;
+    Check(rxt_module_run_passes(handle_, name_ptrs.data(), name_ptrs.size(), &c_options, &result));
+    return Module(result);
+  }
+
+ private:
+  explicit Module(rxt_module_t* handle) : handle_(handle) {}
+  rxt_module_t* handle_ = nullptr;
+};
+
+inline std::vector<NamedItem> ListOps() {
+  detail::NamedItemCollector collector;
+  Check(rxt_ops_list(&detail::NamedItemCollector::Visit, &collector));
+  return collector.Take();
+}
+
+inline std::vector<NamedItem> ListPasses() {
+  detail::NamedItemCollector collector;
+  Check(rxt_passes_list(&detail::NamedItemCollector::Visit, &collector));
+  return collector.Take();
+}
+
+struct PluginInfo {
+  std::string name, version, path;
+  uint32_t abi_version = 0;
+  size_t num_optimizers = 0, num_losses = 0, num_gradients = 0, num_backends = 0;
+};
+
+inline void LoadPlugin(const std::string& path) { Check(rxt_plugin_load(path.c_str())); }
+
+inline std::vector<PluginInfo> ListPlugins() {
+  struct Collector {
+    std::vector<PluginInfo> plugins;
+    std::exception_ptr error;
+    static int Visit(void* self, const rxt_plugin_info_t* info) {
+      auto* collector = static_cast<Collector*>(self);
+      try {
+        collector->plugins.push_back({info->name, info->version, info->path, info->abi_version,
+                                      info->num_optimizers, info->num_losses, info->num_gradients,
+                                      info->num_backends});
+        return 0;
+      } catch (...) {
+        collector->error = std::current_exception();
+        return 1;
+      }
+    }
+  } collector;
+  Check(rxt_plugins_list(&Collector::Visit, &collector));
+  if (collector.error) std::rethrow_exception(collector.error);
+  return std::move(collector.plugins);
+}
+
+inline std::vector<NamedItem> ListPluginItems(rxt_plugin_item_kind_t kind) {
+  detail::NamedItemCollector collector;
+  Check(rxt_plugin_items_list(kind, &detail::NamedItemCollector::Visit, &collector));
+  return collector.Take();
+}
+
+}  // namespace rxt::abi

@@ -1,0 +1,93 @@
+// Pass pipelines across the ABI: options read up to the caller's struct_size.
+#include <cstring>
+
+#include "api.h"
+#include "rxt/pass/pass.h"
+#include "rxt/transform/passes.h"
+
+namespace {
+
+/// Whether the caller's struct (of |struct_size| bytes) is large enough to hold |field|.
+template <typename Struct, typename Field>
+bool Holds(const Struct& s, const Field& field) {
+  auto offset = reinterpret_cast<const char*>(&field) - reinterpret_cast<const char*>(&s);
+  return s.struct_size >= static_cast<size_t>(offset) + sizeof(Field);
+}
+
+/// A caller compiled against a newer header may pass a larger struct: fine as long as the
+/// fields this library does not know are zero (their defaults); otherwise refuse rather than
+/// silently ignore an option.
+void CheckUnknownFieldsZero(const rxt_pass_options_t& options) {
+  if (options.struct_size <= sizeof(rxt_pass_options_t)) return;
+  const auto* extra = reinterpret_cast<const unsigned char*>(&options) + sizeof(rxt_pass_options_t);
+  for (size_t i = 0; i < options.struct_size - sizeof(rxt_pass_options_t); ++i) {
+    if (extra[i] != 0) {
+      rxt::Throw(rxt::ErrorCode::kUnimplemented, "rxt_module_run_passes: options set a field this library (ABI ",
+                 RXT_ABI_VERSION, ") does not know");
+    }
+  }
+}
+
+rxt::PassContext ToPassContext(const rxt_pass_options_t* options) {
+  rxt_pass_options_t defaults;
+  rxt_pass_options_init(&defaults);
+  if (options == nullptr) options = &defaults;
+  if (options->struct_size < sizeof(size_t)) {
+    rxt::Throw(rxt::ErrorCode::kInvalidArgument, "rxt_module_run_passes: options.struct_size is ",
+               options->struct_size, "; set it to sizeof(rxt_pass_options_t)");
+  }
+  CheckUnknownFieldsZero(*options);
+  rxt::PassContext context;
+  context.opt_level = Holds(*options, options->opt_level) ? options->opt_level : defaults.opt_level;
+  context.verify_well_formed_after_each = Holds(*options, options->verify_each) ? options->verify_each != 0 : false;
+  if (Holds(*options, options->num_disabled) && options->num_disabled > 0) {
+    if (options->disabled == nullptr) {
+      rxt::Throw(rxt::ErrorCode::kInvalidArgument, "rxt_module_run_passes: options.disabled is NULL but num_disabled is ",
+                 options->num_disabled);
+    }
+    for (size_t i = 0; i < options->num_disabled; ++i) {
+      rxt::abi_impl::CheckArg(options->disabled[i], "rxt_module_run_passes", "options.disabled[i]");
+      context.disabled_passes.insert(options->disabled[i]);
+    }
+  }
+  return context;
+}
+
+}  // namespace
+
+extern "C" {
+
+void rxt_pass_options_init(rxt_pass_options_t* options) {
+  if (options == nullptr) return;
+  std::memset(options, 0, sizeof(*options));
+  options->struct_size = sizeof(*options);
+  options->opt_level = 2;
+}
+
+rxt_status_t rxt_module_run_passes(const rxt_module_t* module, const char* const* names, size_t count,
+                                   const rxt_pass_options_t* options, rxt_module_t** out_module) {
+  RXT_API_BEGIN();
+  RXT_CHECK_ARG(module);
+  RXT_CHECK_ARG(out_module);
+  if (count > 0) RXT_CHECK_ARG(names);
+  std::vector<std::string> pass_names;
+  for (size_t i = 0; i < count; ++i) {
+    rxt::abi_impl::CheckArg(names[i], __func__, "names[i]");
+    pass_names.emplace_back(names[i]);
+  }
+  rxt::PassContext context = ToPassContext(options);
+  *out_module = rxt::abi_impl::Wrap(rxt::RunPasses(rxt::abi_impl::Unwrap(module), pass_names, context));
+  RXT_API_END();
+}
+
+rxt_status_t rxt_passes_list(rxt_name_visitor_t visit, void* user_data) {
+  RXT_API_BEGIN();
+  RXT_CHECK_ARG(visit);
+  for (const rxt::PassInfo& pass : rxt::ListPasses()) {
+    std::string summary = rxt::abi_impl::FirstLine(pass.summary);
+    if (visit(user_data, pass.name.c_str(), summary.c_str()) != 0) break;
+  }
+  RXT_API_END();
+}
+
+}  // extern "C"

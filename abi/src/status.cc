@@ -1,0 +1,85 @@
+// Versions, statuses and strings: the ABI's basic vocabulary.
+#include <cstdlib>
+
+#include "api.h"
+
+namespace {
+
+// Statuses must be creatable when memory is exhausted: this one is never freed.
+rxt_status_s out_of_memory_status{RXT_INTERNAL, "out of memory"};
+
+#define RXT_SAME_CODE(c_code, cpp_code) \
+  static_assert(static_cast<int>(c_code) == static_cast<int>(rxt::ErrorCode::cpp_code), #c_code)
+RXT_SAME_CODE(RXT_OK, kOk);
+RXT_SAME_CODE(RXT_CANCELLED, kCancelled);
+RXT_SAME_CODE(RXT_UNKNOWN, kUnknown);
+RXT_SAME_CODE(RXT_INVALID_ARGUMENT, kInvalidArgument);
+RXT_SAME_CODE(RXT_NOT_FOUND, kNotFound);
+RXT_SAME_CODE(RXT_ALREADY_EXISTS, kAlreadyExists);
+RXT_SAME_CODE(RXT_FAILED_PRECONDITION, kFailedPrecondition);
+RXT_SAME_CODE(RXT_OUT_OF_RANGE, kOutOfRange);
+RXT_SAME_CODE(RXT_UNIMPLEMENTED, kUnimplemented);
+RXT_SAME_CODE(RXT_INTERNAL, kInternal);
+RXT_SAME_CODE(RXT_DATA_LOSS, kDataLoss);
+#undef RXT_SAME_CODE
+
+}  // namespace
+
+namespace rxt::abi_impl {
+
+rxt_status_t MakeStatus(ErrorCode code, std::string_view message) noexcept {
+  try {
+    return new rxt_status_s{static_cast<rxt_code_t>(code), std::string(message)};
+  } catch (...) {
+    return &out_of_memory_status;
+  }
+}
+
+char* CopyString(std::string_view text) {
+  char* copy = static_cast<char*>(std::malloc(text.size() + 1));
+  if (copy == nullptr) throw std::bad_alloc();
+  std::memcpy(copy, text.data(), text.size());
+  copy[text.size()] = '\0';
+  return copy;
+}
+
+}  // namespace rxt::abi_impl
+
+extern "C" {
+
+const char* rxt_version(void) {
+#define RXT_STRINGIFY2(x) #x
+#define RXT_STRINGIFY(x) RXT_STRINGIFY2(x)
+  return RXT_STRINGIFY(RXT_VERSION_MAJOR) "." RXT_STRINGIFY(RXT_VERSION_MINOR) "." RXT_STRINGIFY(RXT_VERSION_PATCH);
+}
+
+uint32_t rxt_abi_version(void) { return RXT_ABI_VERSION; }
+
+rxt_code_t rxt_status_code(rxt_status_t status) { return status == nullptr ? RXT_OK : status->code; }
+
+const char* rxt_status_message(rxt_status_t status) { return status == nullptr ? "" : status->message.c_str(); }
+
+void rxt_status_free(rxt_status_t status) {
+  if (status != &out_of_memory_status) delete status;
+}
+
+const char* rxt_code_name(rxt_code_t code) {
+  switch (code) {
+    case RXT_OK: return "ok";
+    case RXT_CANCELLED: return "cancelled";
+    case RXT_UNKNOWN: return "unknown";
+    case RXT_INVALID_ARGUMENT: return "invalid argument";
+    case RXT_NOT_FOUND: return "not found";
+    case RXT_ALREADY_EXISTS: return "already exists";
+    case RXT_FAILED_PRECONDITION: return "failed precondition";
+    case RXT_OUT_OF_RANGE: return "out of range";
+    case RXT_UNIMPLEMENTED: return "unimplemented";
+    case RXT_INTERNAL: return "internal";
+    case RXT_DATA_LOSS: return "data loss";
+  }
+  return "unknown code";
+}
+
+void rxt_string_free(char* text) { std::free(text); }
+
+}  // extern "C"

@@ -1,0 +1,33 @@
+// The pieces every subcommand of `rxt` shares. Each subcommand lives in its own file and
+// adds itself to the app with Add<Name>Command; its callback throws rxt::Error on failure
+// (main prints "rxt: error: ..." and exits 1) or sets an exit code.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "rxt/ir/module.h"
+
+namespace rxt::cli {
+
+/// What the subcommands report back to main.
+struct CommandResult {
+  int exit_code = 0;
+};
+
+void AddShowCommand(CLI::App& app, CommandResult& result);
+void AddCheckCommand(CLI::App& app, CommandResult& result);
+void AddOpsCommand(CLI::App& app, CommandResult& result);
+void AddPassesCommand(CLI::App& app, CommandResult& result);
+void AddPluginsCommand(CLI::App& app, CommandResult& result);
+
+/// The whole file; throws kNotFound naming it if it cannot be read.
+std::string ReadFile(const std::string& path);
+/// Reads and parses an .rxt file; diagnostics name |path|.
+IRModule ParseFile(const std::string& path);
+/// "rxt: error: <message>" for the user; a diagnostic "f:1:2: error: what" becomes
+/// "rxt: error: f:1:2: what".
+std::string FormatError(const std::string& message);
+
+}  // namespace rxt::cli

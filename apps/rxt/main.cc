@@ -1,0 +1,75 @@
+// rxt: the command-line tool.
+//
+//   rxt show FILE [--passes P1,P2]   parse, optionally transform, print
+//   rxt check FILE                   every diagnostic; exit 1 if any
+//   rxt ops | passes | plugins       what is registered
+//   rxt --version
+//
+// Every failure prints "rxt: error: ..." to stderr and exits 1.
+#include <iostream>
+
+#include "command.h"
+#include "rxt/plugin.h"
+#include "rxt/rxt.h"
+
+namespace {
+
+#define RXT_CLI_STRINGIFY2(x) #x
+#define RXT_CLI_STRINGIFY(x) RXT_CLI_STRINGIFY2(x)
+
+const char* kVersion = "rxt " RXT_CLI_STRINGIFY(RXT_VERSION_MAJOR) "." RXT_CLI_STRINGIFY(
+    RXT_VERSION_MINOR) "." RXT_CLI_STRINGIFY(RXT_VERSION_PATCH) " (C ABI " RXT_CLI_STRINGIFY(RXT_ABI_VERSION) ", plugin ABI " RXT_CLI_STRINGIFY(RXT_PLUGIN_ABI_VERSION) ")";
+
+int Run(int argc, char** argv) {
+  CLI::App app("rxt compiles a whole neural-network training step ahead of time.\n"
+               "Text IR files use the extension .rxt (grammar: docs/ir.md).",
+               "rxt");
+  app.set_version_flag("--version", kVersion);
+  app.require_subcommand(1);
+  app.footer("Run 'rxt COMMAND --help' for a command's options. Documentation: docs/cli.md.");
+
+  rxt::cli::CommandResult result;
+  rxt::cli::AddShowCommand(app, result);
+  rxt::cli::AddCheckCommand(app, result);
+  rxt::cli::AddOpsCommand(app, result);
+  rxt::cli::AddPassesCommand(app, result);
+  rxt::cli::AddPluginsCommand(app, result);
+
+  // CLI11 would take an unknown command for a stray argument ("A subcommand is required").
+  const CLI::App& commands = app;
+  std::string known;
+  bool found = false;
+  for (const CLI::App* command : commands.get_subcommands([](const CLI::App*) { return true; })) {
+    known += (known.empty() ? "" : ", ") + command->get_name();
+    found = found || (argc > 1 && command->get_name() == argv[1]);
+  }
+  if (argc > 1 && argv[1][0] != '-' && !found) {
+    std::cerr << "rxt: error: unknown command '" << argv[1] << "' (commands: " << known << ")\n"
+              << "Run 'rxt --help' for usage.\n";
+    return 1;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& success) {
+    return app.exit(success);  // --help, --version
+  } catch (const CLI::ParseError& e) {
+    std::cerr << rxt::cli::FormatError(e.what()) << "\n"
+              << "Run '" << app.get_name() << " --help' for usage.\n";
+    return 1;
+  }
+  return result.exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << rxt::cli::FormatError(e.what()) << "\n";
+    return 1;
+  } catch (...) {
+    std::cerr << "rxt: error: unknown failure\n";
+    return 1;
+  }
+}

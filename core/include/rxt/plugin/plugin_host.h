@@ -1,0 +1,111 @@
+// The plugin host: loads plugin libraries (abi/include/rxt/plugin.h), negotiates the ABI
+// version, and keeps the registry of what they provide (optimizers, losses, gradient rules,
+// backends). A plugin's library stays loaded while anything it provides is still held.
+//
+//   PluginHost& host = PluginHost::Global();
+//   host.Load("build/lib/rxt/plugins/optim_std.so");   // throws rxt::Error naming file + problem
+//   std::optional<PluginItem> sgd = host.Find(PluginItemKind::kOptimizer, "sgd");
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rxt/plugin.h"
+#include "rxt/support/error.h"
+
+namespace rxt {
+
+enum class PluginItemKind : uint8_t { kOptimizer, kLoss, kGradient, kBackend };
+inline constexpr std::array<PluginItemKind, 4> kAllPluginItemKinds = {
+    PluginItemKind::kOptimizer, PluginItemKind::kLoss, PluginItemKind::kGradient, PluginItemKind::kBackend};
+/// Per-kind tables are indexed by the kind.
+template <typename T>
+using PerPluginItemKind = std::array<T, kAllPluginItemKinds.size()>;
+/// "optimizer", "loss", "gradient", "backend".
+const char* PluginItemKindName(PluginItemKind kind);
+
+/// One thing a plugin provides. Holding a copy keeps the plugin's library loaded, so
+/// |callback| stays callable even after the host that loaded it is gone.
+struct PluginItem {
+  PluginItemKind kind = PluginItemKind::kOptimizer;
+  std::string name;
+  std::string summary;
+  rxt_plugin_fn_t callback = nullptr;
+  void* user_data = nullptr;
+  std::string plugin;                      // the name of the plugin that provides it
+  std::shared_ptr<const void> keep_alive;  // owns the plugin's library
+};
+
+/// A loaded plugin.
+struct PluginInfo {
+  std::string name;
+  std::string version;
+  std::string summary;
+  std::string path;  // absolute, as loaded
+  uint32_t abi_version = 0;
+  /// The names it provides, per kind (indexed by PluginItemKind), in registration order.
+  PerPluginItemKind<std::vector<std::string>> items;
+};
+
+/// Receives what plugins log: level, plugin name, message.
+using PluginLogSink = std::function<void(rxt_log_level_t, const std::string&, const std::string&)>;
+
+namespace plugin_detail {
+struct PluginRecord;
+}
+
+class PluginHost {
+ public:
+  PluginHost();
+  ~PluginHost();
+  PluginHost(const PluginHost&) = delete;
+  PluginHost& operator=(const PluginHost&) = delete;
+
+  /// The process-wide host (used by the C ABI and the rxt command). Never destroyed, so no
+  /// plugin is unloaded while static destructors run.
+  static PluginHost& Global();
+
+  /// Loads the plugin at |path|. A file already loaded is not loaded again (its info is
+  /// returned). Throws rxt::Error naming the file and the problem: kNotFound (no such file),
+  /// kInvalidArgument (not a shared library, bad descriptor), kNotFound (no entry point),
+  /// kFailedPrecondition (ABI version not supported, plugin declined), kAlreadyExists (a
+  /// plugin or item name already taken, or an item registered twice). On error nothing of the
+  /// plugin stays registered and the host works as before.
+  PluginInfo Load(const std::string& path);
+
+  /// Loads every "*.so" file of every directory of SearchPath() (missing directories are
+  /// skipped), in directory order then file name order. Returns the failures; the plugins
+  /// that loaded stay loaded.
+  std::vector<Error> LoadSearchPath();
+
+  /// RXT_PLUGIN_PATH's directories (colon-separated, empty entries ignored), then the
+  /// installation's plugin directory (found relative to the binary holding this code).
+  static std::vector<std::string> SearchPath();
+
+  /// Loaded plugins, in load order.
+  std::vector<PluginInfo> Plugins() const;
+  std::optional<PluginItem> Find(PluginItemKind kind, const std::string& name) const;
+  /// Every item of |kind|, sorted by name.
+  std::vector<PluginItem> Items(PluginItemKind kind) const;
+
+  /// Where plugin log messages go; by default warnings and errors go to stderr. The sink may
+  /// run while the host loads a plugin: it must not call back into the host.
+  void SetLogSink(PluginLogSink sink);
+
+ private:
+  std::shared_ptr<plugin_detail::PluginRecord> Open(const std::string& path) const;
+  void Register(const std::shared_ptr<plugin_detail::PluginRecord>& record);
+
+  mutable std::mutex mutex_;  // loading is serialized; the entry point runs under it
+  std::vector<std::shared_ptr<plugin_detail::PluginRecord>> plugins_;
+  PerPluginItemKind<std::vector<PluginItem>> items_;
+  PluginLogSink sink_;
+};
+
+}  // namespace rxt

@@ -1,0 +1,89 @@
+// The host API table handed to plugins: C functions that forward to the plugin's record.
+// Nothing thrown may escape into plugin code, so every function here is noexcept.
+#include <algorithm>
+
+#include "plugin_record.h"
+
+namespace rxt::plugin_detail {
+namespace {
+
+void Log(rxt_host_t* host, rxt_log_level_t level, const char* message) noexcept {
+  if (host == nullptr || message == nullptr) return;
+  try {
+    PluginRecord& record = *host->record;
+    if (level < RXT_LOG_DEBUG || level > RXT_LOG_ERROR) level = RXT_LOG_ERROR;
+    if (record.registering) record.last_log = message;
+    const std::string& who = record.info.name.empty() ? record.log_name : record.info.name;
+    if (record.sink) record.sink(level, who, message);
+  } catch (...) {
+    // A failing sink must not take the plugin down.
+  }
+}
+
+template <PluginItemKind kKind>
+rxt_code_t Register(rxt_host_t* host, const rxt_plugin_item_t* item) noexcept {
+  if (host == nullptr) return RXT_INVALID_ARGUMENT;
+  try {
+    return StageItem(*host->record, kKind, item);
+  } catch (...) {
+    return RXT_INTERNAL;
+  }
+}
+
+bool HasV1Fields(const rxt_plugin_item_t& item) {
+  return item.struct_size >= offsetof(rxt_plugin_item_t, user_data) + sizeof(item.user_data);
+}
+
+}  // namespace
+
+void InitHostApi(PluginRecord& record) {
+  record.api.struct_size = sizeof(rxt_host_api_t);
+  record.api.abi_version = RXT_PLUGIN_ABI_VERSION;
+  record.api.host = &record.handle;
+  record.api.log = &Log;
+  record.api.register_optimizer = &Register<PluginItemKind::kOptimizer>;
+  record.api.register_loss = &Register<PluginItemKind::kLoss>;
+  record.api.register_gradient = &Register<PluginItemKind::kGradient>;
+  record.api.register_backend = &Register<PluginItemKind::kBackend>;
+}
+
+rxt_code_t StageItem(PluginRecord& record, PluginItemKind kind, const rxt_plugin_item_t* item) {
+  const char* kind_name = PluginItemKindName(kind);
+  auto reject = [&](rxt_code_t code, std::string message) {
+    record.errors.emplace_back(static_cast<ErrorCode>(code), std::move(message));
+    return code;
+  };
+  if (!record.registering) {
+    // Not an error of the load (it is over): the plugin only learns from the returned code.
+    return RXT_FAILED_PRECONDITION;
+  }
+  if (item == nullptr) return reject(RXT_INVALID_ARGUMENT, StrCat("registers a null ", kind_name));
+  if (!HasV1Fields(*item)) {
+    return reject(RXT_INVALID_ARGUMENT, StrCat("registers a ", kind_name, " whose struct_size (",
+                                               item->struct_size, ") is too small"));
+  }
+  if (item->name == nullptr || item->name[0] == '\0') {
+    return reject(RXT_INVALID_ARGUMENT, StrCat("registers a ", kind_name, " without a name"));
+  }
+  std::string name = item->name;
+  bool twice = std::any_of(record.staged.begin(), record.staged.end(),
+                           [&](const PluginItem& staged) { return staged.kind == kind && staged.name == name; });
+  if (twice) return reject(RXT_ALREADY_EXISTS, StrCat("registers ", kind_name, " '", name, "' twice"));
+  if (record.owner_of) {
+    std::string owner = record.owner_of(kind, name);
+    if (!owner.empty()) {
+      return reject(RXT_ALREADY_EXISTS,
+                    StrCat(kind_name, " '", name, "' is already provided by plugin ", owner));
+    }
+  }
+  PluginItem staged;
+  staged.kind = kind;
+  staged.name = std::move(name);
+  staged.summary = item->summary != nullptr ? item->summary : "";
+  staged.callback = item->callback;
+  staged.user_data = item->user_data;
+  record.staged.push_back(std::move(staged));
+  return RXT_OK;
+}
+
+}  // namespace rxt::plugin_detail

@@ -1,0 +1,223 @@
+// The plugin host: load, negotiate, validate, then register everything at once (or nothing).
+#include "rxt/plugin/plugin_host.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+
+#include "plugin_record.h"
+
+namespace rxt {
+
+using plugin_detail::PluginRecord;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+size_t KindIndex(PluginItemKind kind) { return static_cast<size_t>(kind); }
+
+void LogToStderr(rxt_log_level_t level, const std::string& plugin, const std::string& message) {
+  if (level < RXT_LOG_WARNING) return;
+  std::cerr << "rxt: plugin " << plugin << ": " << (level == RXT_LOG_ERROR ? "error" : "warning") << ": "
+            << message << "\n";
+}
+
+/// The descriptor's fields are read only once its struct_size shows they are there.
+template <typename Field>
+bool DescriptorHas(const rxt_plugin_descriptor_t& d, const Field& field) {
+  auto offset = reinterpret_cast<const char*>(&field) - reinterpret_cast<const char*>(&d);
+  return d.struct_size >= static_cast<size_t>(offset) + sizeof(Field);
+}
+
+/// Stages the descriptor's item lists after the items the plugin registered by calls.
+void StageDescriptorItems(PluginRecord& record, const rxt_plugin_descriptor_t& d) {
+  struct List {
+    PluginItemKind kind;
+    const rxt_plugin_item_t* items;
+    size_t count;
+  };
+  const List lists[] = {{PluginItemKind::kOptimizer, d.optimizers, d.num_optimizers},
+                        {PluginItemKind::kLoss, d.losses, d.num_losses},
+                        {PluginItemKind::kGradient, d.gradients, d.num_gradients},
+                        {PluginItemKind::kBackend, d.backends, d.num_backends}};
+  for (const List& list : lists) {
+    if (list.count > 0 && list.items == nullptr) {
+      record.errors.emplace_back(ErrorCode::kInvalidArgument,
+                                 StrCat("descriptor lists ", list.count, " ", PluginItemKindName(list.kind),
+                                        "(s) but no array"));
+      continue;
+    }
+    for (size_t i = 0; i < list.count; ++i) plugin_detail::StageItem(record, list.kind, &list.items[i]);
+  }
+}
+
+/// Reads and checks the descriptor into record.info; records errors.
+void ReadDescriptor(PluginRecord& record, const rxt_plugin_descriptor_t& d) {
+  if (!DescriptorHas(d, d.abi_version)) {
+    record.errors.emplace_back(ErrorCode::kInvalidArgument, "returned a descriptor too small to hold its ABI version");
+    return;
+  }
+  if (d.abi_version < RXT_PLUGIN_ABI_MIN_VERSION || d.abi_version > RXT_PLUGIN_ABI_VERSION) {
+    record.errors.emplace_back(ErrorCode::kFailedPrecondition,
+                               StrCat("speaks plugin ABI version ", d.abi_version, ", but this host supports ",
+                                      RXT_PLUGIN_ABI_MIN_VERSION, " to ", RXT_PLUGIN_ABI_VERSION));
+    return;
+  }
+  if (!DescriptorHas(d, d.num_backends)) {
+    record.errors.emplace_back(ErrorCode::kInvalidArgument,
+                               StrCat("returned a descriptor of ", d.struct_size, " bytes; ABI version ",
+                                      d.abi_version, " needs ", sizeof(rxt_plugin_descriptor_t)));
+    return;
+  }
+  if (d.name == nullptr || d.name[0] == '\0') {
+    record.errors.emplace_back(ErrorCode::kInvalidArgument, "returned a descriptor without a name");
+    return;
+  }
+  record.info.name = d.name;
+  record.info.version = d.version != nullptr ? d.version : "";
+  record.info.summary = d.summary != nullptr ? d.summary : "";
+  record.info.abi_version = d.abi_version;
+  StageDescriptorItems(record, d);
+}
+
+}  // namespace
+
+const char* PluginItemKindName(PluginItemKind kind) {
+  switch (kind) {
+    case PluginItemKind::kOptimizer: return "optimizer";
+    case PluginItemKind::kLoss: return "loss";
+    case PluginItemKind::kGradient: return "gradient";
+    case PluginItemKind::kBackend: return "backend";
+  }
+  return "unknown";
+}
+
+PluginHost::PluginHost() : sink_(LogToStderr) {}
+PluginHost::~PluginHost() = default;
+
+PluginHost& PluginHost::Global() {
+  static PluginHost* host = new PluginHost();  // intentionally never destroyed
+  return *host;
+}
+
+void PluginHost::SetLogSink(PluginLogSink sink) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  sink_ = std::move(sink);
+}
+
+std::shared_ptr<PluginRecord> PluginHost::Open(const std::string& path) const {
+  auto record = plugin_detail::OpenPluginLibrary(path);
+  record->sink = sink_;
+  plugin_detail::InitHostApi(*record);
+  return record;
+}
+
+PluginInfo PluginHost::Load(const std::string& path) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::error_code ec;
+  std::string absolute = fs::weakly_canonical(fs::absolute(path), ec).string();
+  if (ec) absolute = fs::absolute(path).lexically_normal().string();
+  for (const auto& loaded : plugins_) {
+    if (loaded->path == absolute) return loaded->info;
+  }
+
+  std::shared_ptr<PluginRecord> record = Open(absolute);
+  record->info.path = absolute;
+  record->owner_of = [this](PluginItemKind kind, const std::string& name) -> std::string {
+    for (const PluginItem& item : items_[KindIndex(kind)]) {
+      if (item.name == name) return "'" + item.plugin + "'";
+    }
+    return "";
+  };
+  record->registering = true;
+  const rxt_plugin_descriptor_t* descriptor = nullptr;
+  try {
+    descriptor = record->entry(RXT_PLUGIN_ABI_VERSION, &record->api);
+  } catch (...) {
+    record->errors.emplace_back(ErrorCode::kInternal, "entry point threw an exception (plugins must not)");
+  }
+  if (descriptor != nullptr) ReadDescriptor(*record, *descriptor);  // still registering: stages its lists
+  record->registering = false;
+  record->owner_of = nullptr;
+
+  if (record->errors.empty() && descriptor == nullptr) {
+    std::string reason = record->last_log.empty() ? "" : ": " + record->last_log;
+    Throw(ErrorCode::kFailedPrecondition, "plugin ", absolute, ": declined to load", reason);
+  }
+  for (const auto& loaded : plugins_) {
+    if (!record->info.name.empty() && loaded->info.name == record->info.name) {
+      record->errors.emplace_back(ErrorCode::kAlreadyExists, StrCat("plugin name '", record->info.name,
+                                                                    "' is already loaded from ", loaded->path));
+    }
+  }
+  if (!record->errors.empty()) {
+    std::string problems;
+    for (const auto& [code, message] : record->errors) problems += (problems.empty() ? "" : "; ") + message;
+    Throw(record->errors.front().first, "plugin ", absolute, ": ", problems);
+  }
+  Register(record);
+  return record->info;
+}
+
+void PluginHost::Register(const std::shared_ptr<PluginRecord>& record) {
+  std::shared_ptr<const void> keep_alive = record;
+  for (PluginItem& item : record->staged) {
+    item.plugin = record->info.name;
+    item.keep_alive = keep_alive;
+    record->info.items[KindIndex(item.kind)].push_back(item.name);
+    items_[KindIndex(item.kind)].push_back(std::move(item));
+  }
+  record->staged.clear();
+  record->last_log.clear();
+  plugins_.push_back(record);
+}
+
+std::vector<Error> PluginHost::LoadSearchPath() {
+  std::vector<Error> failures;
+  std::vector<std::string> seen_file_names;  // an earlier directory shadows a later one
+  for (const std::string& dir : SearchPath()) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) continue;
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      if (entry.path().extension() == ".so") files.push_back(entry.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const fs::path& file : files) {
+      std::string file_name = file.filename().string();
+      if (std::find(seen_file_names.begin(), seen_file_names.end(), file_name) != seen_file_names.end()) continue;
+      seen_file_names.push_back(file_name);
+      try {
+        Load(file.string());
+      } catch (const Error& e) {
+        failures.push_back(e);
+      }
+    }
+  }
+  return failures;
+}
+
+std::vector<PluginInfo> PluginHost::Plugins() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<PluginInfo> infos;
+  for (const auto& record : plugins_) infos.push_back(record->info);
+  return infos;
+}
+
+std::optional<PluginItem> PluginHost::Find(PluginItemKind kind, const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const PluginItem& item : items_[KindIndex(kind)]) {
+    if (item.name == name) return item;
+  }
+  return std::nullopt;
+}
+
+std::vector<PluginItem> PluginHost::Items(PluginItemKind kind) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<PluginItem> items = items_[KindIndex(kind)];
+  std::sort(items.begin(), items.end(), [](const PluginItem& a, const PluginItem& b) { return a.name < b.name; });
+  return items;
+}
+
+}  // namespace rxt

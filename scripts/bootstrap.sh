@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 (bookworm) package rxt needs, with apt-get and nothing else: no
+# download from anywhere but the machine's apt sources, now or at build or run time.
+#
+# Idempotent: when every package is installed already it does nothing at all (no apt-get,
+# not even `apt-get update`). Runs as root, or through sudo otherwise.
+set -euo pipefail
+
+packages=(
+  # --- Building
+  cmake                 # the build system (>= 3.25; bookworm has 3.25)
+  ninja-build           # the build tool the scripts use
+  g++                   # C++20 compiler (GCC 12) for everything
+  gcc                   # C99 compiler: the C ABI tests are compiled as C
+  binutils              # nm: the test that librxt.so exports only rxt_* symbols
+  ccache                # faster rebuilds (used automatically when present)
+  # --- Libraries of the core, the ABI and the CLI
+  libboost-dev          # Boost.DLL (header-only with std::filesystem): the plugin host
+  libdlpack-dev         # DLPack 0.6: tensors across the C ABI, zero-copy
+  libcli11-dev          # CLI11: argument parsing of the rxt command
+  nlohmann-json3-dev    # JSON (headers): metadata of saved executables and checkpoints
+  libfmt-dev            # {fmt}: formatting in reports and benchmarks
+  zlib1g-dev            # zlib: reading the gzip-compressed Fashion-MNIST files
+  # --- Tests and benchmarks
+  libgtest-dev          # GoogleTest headers and libraries
+  googletest            # GoogleTest/GoogleMock sources and CMake package files
+  libbenchmark-dev      # Google Benchmark: kernel and training-step benchmarks
+  # --- Coming issues (installed now so that the set-up commands stay the same)
+  llvm-16-dev           # LLVM 16: the CPU backend's code generation
+  libzstd-dev           # needed by LLVM 16's CMake package (it fails to load without it)
+  libdnnl-dev           # oneDNN 2.6: GEMM and convolution kernels
+  ocl-icd-opencl-dev    # needed by oneDNN's CMake package (DNNL::dnnl)
+  dataset-fashion-mnist # the training data of the seed MLP
+  python3-numpy         # reference results in tests, DLPack interop of the Python bindings
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
+  if [[ "$status" != "install ok installed" ]]; then
+    missing+=("$package")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "bootstrap: all ${#packages[@]} packages are installed"
+  exit 0
+fi
+
+if ((EUID == 0)); then
+  as_root=()
+elif command -v sudo >/dev/null; then
+  as_root=(sudo)
+else
+  echo "bootstrap: run as root or install sudo; missing packages: ${missing[*]}" >&2
+  exit 1
+fi
+
+echo "bootstrap: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"

@@ -1,0 +1,111 @@
+// rxt.hpp: the header-only C++ wrappers, used the way an application would (only librxt.so).
+#include "rxt/rxt.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+namespace {
+
+const char kModule[] = R"(attributes {param_num = 1, state_num = 0}
+
+def @main(%x: Tensor((2, 3), float32), %w: Tensor((3, 4), float32)) -> Tensor((2, 4), float32) {
+  dataflow {
+    %y: Tensor((2, 4), float32) = matmul(%x, %w)
+    %unused: Tensor((2, 4), float32) = nn.relu(%y)
+    output %y
+  }
+  return %y
+}
+)";
+
+TEST(RxtHppTest, ParsePrintAndAttributes) {
+  rxt::abi::Module module = rxt::abi::Module::Parse(kModule, "small.rxt");
+  EXPECT_EQ(module.GetInt("param_num"), 1);
+  EXPECT_EQ(module.AttrNames(), (std::vector<std::string>{"param_num", "state_num"}));
+  EXPECT_EQ(module.AttrKind("state_num"), RXT_ATTR_INT);
+  module.SetFloat("lr", 0.25);
+  module.SetString("optimizer", "sgd");
+  EXPECT_EQ(module.GetFloat("lr"), 0.25);
+  EXPECT_EQ(module.GetString("optimizer"), "sgd");
+  module.SetInt("state_num", 3);
+  std::string text = module.Print();
+  rxt::abi::Module reparsed = rxt::abi::Module::Parse(text);
+  EXPECT_EQ(reparsed.Print(), text);
+  EXPECT_EQ(reparsed.GetInt("state_num"), 3);
+  EXPECT_NO_THROW(reparsed.Verify());
+}
+
+TEST(RxtHppTest, ErrorsBecomeExceptionsWithCodeAndMessage) {
+  try {
+    rxt::abi::Module::Parse("def @main(", "bad.rxt");
+    FAIL() << "expected an exception";
+  } catch (const rxt::abi::Error& e) {
+    EXPECT_EQ(e.code(), RXT_INVALID_ARGUMENT);
+    EXPECT_EQ(std::string(e.what()).rfind("bad.rxt:1:", 0), 0u) << e.what();
+  }
+  rxt::abi::Module module = rxt::abi::Module::Parse(kModule);
+  try {
+    module.GetString("param_num");
+    FAIL() << "expected an exception";
+  } catch (const rxt::abi::Error& e) {
+    EXPECT_EQ(e.code(), RXT_INVALID_ARGUMENT);
+  }
+  try {
+    module.GetInt("missing");
+    FAIL() << "expected an exception";
+  } catch (const rxt::abi::Error& e) {
+    EXPECT_EQ(e.code(), RXT_NOT_FOUND);
+  }
+}
+
+TEST(RxtHppTest, ModulesMoveAndShare) {
+  rxt::abi::Module a = rxt::abi::Module::Parse(kModule);
+  rxt_module_t* handle = a.get();
+  rxt::abi::Module b = std::move(a);
+  EXPECT_FALSE(a);  // NOLINT(bugprone-use-after-move): moved-from is empty by contract
+  EXPECT_EQ(b.get(), handle);
+  rxt::abi::Module c;
+  c = std::move(b);
+  EXPECT_EQ(c.get(), handle);
+  rxt::abi::Module shared = c.Share();
+  shared.SetInt("param_num", 9);
+  EXPECT_EQ(c.GetInt("param_num"), 9);
+  rxt::abi::Module adopted = rxt::abi::Module::Adopt(shared.release());
+  EXPECT_FALSE(shared);
+  EXPECT_EQ(adopted.GetInt("param_num"), 9);
+}
+
+TEST(RxtHppTest, RunPassesAndListings) {
+  rxt::abi::Module module = rxt::abi::Module::Parse(kModule);
+  rxt::abi::Module cleaned = module.RunPasses({"DeadCodeElimination"});
+  EXPECT_EQ(cleaned.Print().find("%unused"), std::string::npos);
+  EXPECT_NE(module.Print().find("%unused"), std::string::npos);
+  rxt::abi::PassOptions options;
+  options.disabled = {"DeadCodeElimination"};
+  EXPECT_NE(module.RunPasses({"DeadCodeElimination"}, options).Print().find("%unused"), std::string::npos);
+  EXPECT_THROW(module.RunPasses({"NoSuchPass"}), rxt::abi::Error);
+
+  std::vector<rxt::abi::NamedItem> ops = rxt::abi::ListOps();
+  EXPECT_TRUE(std::any_of(ops.begin(), ops.end(), [](const auto& op) { return op.name == "nn.relu"; }));
+  std::vector<rxt::abi::NamedItem> passes = rxt::abi::ListPasses();
+  EXPECT_TRUE(std::any_of(passes.begin(), passes.end(),
+                          [](const auto& pass) { return pass.name == "DeadCodeElimination"; }));
+  EXPECT_EQ(rxt::abi::Version(), rxt_version());
+}
+
+TEST(RxtHppTest, Plugins) {
+  EXPECT_THROW(rxt::abi::LoadPlugin(RXT_TEST_PLUGIN_DIR "/bad/test_no_entry.so"), rxt::abi::Error);
+  rxt::abi::LoadPlugin(RXT_TEST_PLUGIN_DIR "/search/test_other.so");
+  std::vector<rxt::abi::PluginInfo> plugins = rxt::abi::ListPlugins();
+  ASSERT_EQ(plugins.size(), 1u);
+  EXPECT_EQ(plugins[0].name, "test_other");
+  EXPECT_EQ(plugins[0].num_optimizers, 1u);
+  std::vector<rxt::abi::NamedItem> optimizers = rxt::abi::ListPluginItems(RXT_PLUGIN_OPTIMIZER);
+  ASSERT_EQ(optimizers.size(), 1u);
+  EXPECT_EQ(optimizers[0].name, "test_adam");
+  EXPECT_EQ(optimizers[0].summary, "Adam (test).");
+}
+
+}  // namespace

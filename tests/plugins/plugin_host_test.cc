@@ -1,0 +1,270 @@
+// The plugin host loading the test plugins of tests/plugins/fixtures: what a good plugin
+// provides, and every way a file fails to be a plugin leaving the host working.
+#include "rxt/plugin/plugin_host.h"
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace rxt {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kFixtures = RXT_TEST_PLUGIN_DIR;
+const std::string kGood = kFixtures + "/search/test_good.so";
+const std::string kOther = kFixtures + "/search/test_other.so";
+std::string Bad(const std::string& name) { return kFixtures + "/bad/" + name + ".so"; }
+
+struct LogLine {
+  rxt_log_level_t level;
+  std::string plugin, message;
+};
+
+class PluginHostTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    log_ = std::make_shared<std::vector<LogLine>>();
+    auto log = log_;
+    host_.SetLogSink([log](rxt_log_level_t level, const std::string& plugin, const std::string& message) {
+      log->push_back({level, plugin, message});
+    });
+  }
+
+  /// Loading |path| fails with |code| and a message naming the file and containing |problem|.
+  void ExpectLoadError(const std::string& path, ErrorCode code, const std::string& problem) {
+    try {
+      host_.Load(path);
+      FAIL() << "loading " << path << " should fail";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), code) << e.what();
+      EXPECT_NE(std::string(e.what()).find(fs::path(path).filename().string()), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(problem), std::string::npos) << e.what();
+    }
+  }
+
+  size_t ItemCount() const {
+    size_t count = 0;
+    for (PluginItemKind kind : kAllPluginItemKinds) count += host_.Items(kind).size();
+    return count;
+  }
+
+  PluginHost host_;
+  std::shared_ptr<std::vector<LogLine>> log_;
+};
+
+/// Whether |path| is mapped in the process (without loading it).
+bool IsLoaded(const std::string& path) {
+  void* handle = dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+  if (handle == nullptr) return false;
+  dlclose(handle);
+  return true;
+}
+
+TEST_F(PluginHostTest, LoadsAGoodPluginWithEverythingItProvides) {
+  PluginInfo info = host_.Load(kGood);
+  EXPECT_EQ(info.name, "test_good");
+  EXPECT_EQ(info.version, "1.2.3");
+  EXPECT_EQ(info.summary, "A plugin for the tests.");
+  EXPECT_EQ(info.abi_version, 1u);
+  EXPECT_EQ(info.path, fs::canonical(kGood).string());
+  // Items registered by a call come first, then the descriptor's lists.
+  EXPECT_EQ(info.items[size_t(PluginItemKind::kOptimizer)], (std::vector<std::string>{"test_sgd", "test_momentum"}));
+  EXPECT_EQ(info.items[size_t(PluginItemKind::kLoss)], (std::vector<std::string>{"test_l2"}));
+  EXPECT_EQ(info.items[size_t(PluginItemKind::kGradient)], (std::vector<std::string>{"test.op"}));
+  EXPECT_EQ(info.items[size_t(PluginItemKind::kBackend)], (std::vector<std::string>{"test_cpu"}));
+
+  std::vector<PluginItem> optimizers = host_.Items(PluginItemKind::kOptimizer);
+  ASSERT_EQ(optimizers.size(), 2u);
+  EXPECT_EQ(optimizers[0].name, "test_momentum");  // sorted by name
+  EXPECT_EQ(optimizers[1].name, "test_sgd");
+  EXPECT_EQ(optimizers[1].summary, "Plain SGD (test).");
+  EXPECT_EQ(optimizers[1].plugin, "test_good");
+
+  std::optional<PluginItem> momentum = host_.Find(PluginItemKind::kOptimizer, "test_momentum");
+  ASSERT_TRUE(momentum.has_value());
+  ASSERT_NE(momentum->callback, nullptr);
+  EXPECT_EQ(reinterpret_cast<int (*)()>(momentum->callback)(), 42);
+  ASSERT_NE(momentum->user_data, nullptr);
+  EXPECT_EQ(*static_cast<int*>(momentum->user_data), 7);
+  EXPECT_EQ(host_.Find(PluginItemKind::kBackend, "test_cpu")->summary, "A backend (test).");
+  EXPECT_FALSE(host_.Find(PluginItemKind::kLoss, "test_sgd").has_value());  // names are per kind
+
+  ASSERT_EQ(log_->size(), 1u);
+  EXPECT_EQ((*log_)[0].level, RXT_LOG_INFO);
+  EXPECT_EQ((*log_)[0].plugin, "test_good.so");  // its name is known only once the entry returns
+  EXPECT_EQ((*log_)[0].message, "test_good loading");
+}
+
+TEST_F(PluginHostTest, LoadingTheSameFileTwiceIsANoOp) {
+  host_.Load(kGood);
+  PluginInfo again = host_.Load(kFixtures + "/search/../search/test_good.so");
+  EXPECT_EQ(again.name, "test_good");
+  EXPECT_EQ(host_.Plugins().size(), 1u);
+  EXPECT_EQ(ItemCount(), 5u);
+}
+
+TEST_F(PluginHostTest, ItemsKeepTheLibraryLoadedAfterTheHostIsGone) {
+  std::optional<PluginItem> sgd;
+  {
+    PluginHost host;
+    auto log = log_;
+    host.SetLogSink([log](rxt_log_level_t level, const std::string& plugin, const std::string& message) {
+      log->push_back({level, plugin, message});
+    });
+    host.Load(kGood);
+    sgd = host.Find(PluginItemKind::kOptimizer, "test_sgd");
+  }
+  ASSERT_TRUE(sgd.has_value());
+  ASSERT_TRUE(IsLoaded(kGood));
+  // The callback logs (allowed at any time, now under the plugin's name) and tries to register
+  // after its entry point returned (refused).
+  int code = reinterpret_cast<int (*)()>(sgd->callback)();
+  EXPECT_EQ(code, RXT_FAILED_PRECONDITION);
+  ASSERT_FALSE(log_->empty());
+  EXPECT_EQ(log_->back().plugin, "test_good");
+  EXPECT_EQ(log_->back().message, "late log from test_good");
+  EXPECT_EQ(log_->back().level, RXT_LOG_WARNING);
+  sgd.reset();
+  EXPECT_FALSE(IsLoaded(kGood));
+}
+
+TEST_F(PluginHostTest, AMissingFileIsNotFound) {
+  ExpectLoadError(kFixtures + "/no_such_plugin.so", ErrorCode::kNotFound, "no such file");
+}
+
+TEST_F(PluginHostTest, ADirectoryIsNotAPlugin) {
+  ExpectLoadError(kFixtures + "/search", ErrorCode::kInvalidArgument, "not a regular file");
+}
+
+TEST_F(PluginHostTest, ATextFileRenamedSoIsNotASharedLibrary) {
+  ExpectLoadError(Bad("not_a_library"), ErrorCode::kInvalidArgument, "not a shared library");
+}
+
+TEST_F(PluginHostTest, ALibraryWithoutTheEntryPointIsRejected) {
+  ExpectLoadError(Bad("test_no_entry"), ErrorCode::kNotFound, "has no entry point 'rxt_plugin_entry'");
+}
+
+TEST_F(PluginHostTest, AnUnsupportedAbiVersionIsRejectedWithNothingRegistered) {
+  ExpectLoadError(Bad("test_wrong_abi"), ErrorCode::kFailedPrecondition,
+                  "speaks plugin ABI version 99, but this host supports 1 to 1");
+  EXPECT_FALSE(host_.Find(PluginItemKind::kOptimizer, "test_from_the_future").has_value());
+  EXPECT_TRUE(host_.Plugins().empty());
+  EXPECT_FALSE(IsLoaded(Bad("test_wrong_abi")));  // closed again
+}
+
+TEST_F(PluginHostTest, ANameRegisteredTwiceWithinAPluginIsRejected) {
+  ExpectLoadError(Bad("test_duplicate_within"), ErrorCode::kAlreadyExists, "registers loss 'test_twice' twice");
+  EXPECT_EQ(ItemCount(), 0u);
+}
+
+TEST_F(PluginHostTest, ANameTakenByAnotherPluginIsRejectedWithNothingHalfRegistered) {
+  host_.Load(kGood);
+  ExpectLoadError(Bad("test_duplicate_across"), ErrorCode::kAlreadyExists,
+                  "optimizer 'test_sgd' is already provided by plugin 'test_good'");
+  EXPECT_FALSE(host_.Find(PluginItemKind::kLoss, "test_unique_loss").has_value());
+  EXPECT_EQ(host_.Find(PluginItemKind::kOptimizer, "test_sgd")->plugin, "test_good");
+  EXPECT_EQ(host_.Plugins().size(), 1u);
+}
+
+TEST_F(PluginHostTest, ADecliningPluginSaysWhy) {
+  ExpectLoadError(Bad("test_declining"), ErrorCode::kFailedPrecondition, "declined to load: needs a GPU, none found");
+  EXPECT_TRUE(host_.Plugins().empty());
+}
+
+TEST_F(PluginHostTest, ADescriptorWithoutANameIsRejected) {
+  ExpectLoadError(Bad("test_nameless"), ErrorCode::kInvalidArgument, "descriptor without a name");
+}
+
+TEST_F(PluginHostTest, TheHostKeepsWorkingAfterEveryKindOfFailure) {
+  for (const char* bad : {"not_a_library", "test_no_entry", "test_wrong_abi", "test_duplicate_within",
+                          "test_declining", "test_nameless"}) {
+    EXPECT_THROW(host_.Load(Bad(bad)), Error) << bad;
+  }
+  EXPECT_EQ(host_.Load(kGood).name, "test_good");
+  EXPECT_EQ(host_.Load(kOther).name, "test_other");
+  EXPECT_EQ(host_.Plugins().size(), 2u);
+  EXPECT_EQ(ItemCount(), 6u);
+}
+
+/// Sets RXT_PLUGIN_PATH for one test.
+class ScopedPluginPath {
+ public:
+  explicit ScopedPluginPath(const std::string& value) {
+    if (const char* old = getenv("RXT_PLUGIN_PATH")) old_ = old;
+    setenv("RXT_PLUGIN_PATH", value.c_str(), 1);
+  }
+  ~ScopedPluginPath() {
+    if (old_) {
+      setenv("RXT_PLUGIN_PATH", old_->c_str(), 1);
+    } else {
+      unsetenv("RXT_PLUGIN_PATH");
+    }
+  }
+
+ private:
+  std::optional<std::string> old_;
+};
+
+TEST(PluginSearchPathTest, IsTheEnvironmentThenTheInstallDirectory) {
+  ScopedPluginPath path("/first::/second:/first");
+  std::vector<std::string> dirs = PluginHost::SearchPath();
+  ASSERT_EQ(dirs.size(), 3u);
+  EXPECT_EQ(dirs[0], "/first");
+  EXPECT_EQ(dirs[1], "/second");
+  // The install's plugin directory, relative to this test binary, never an absolute path
+  // of the build machine.
+  EXPECT_TRUE(dirs[2].ends_with("rxt/plugins")) << dirs[2];
+  fs::path binary_dir = fs::canonical("/proc/self/exe").parent_path();
+  EXPECT_TRUE(dirs[2].starts_with(binary_dir.parent_path().string())) << dirs[2];
+}
+
+TEST_F(PluginHostTest, LoadSearchPathLoadsEveryPluginOfEveryDirectory) {
+  ScopedPluginPath path(kFixtures + "/search");
+  std::vector<Error> failures = host_.LoadSearchPath();
+  EXPECT_TRUE(failures.empty());
+  ASSERT_EQ(host_.Plugins().size(), 2u);
+  EXPECT_EQ(host_.Plugins()[0].name, "test_good");  // file name order
+  EXPECT_EQ(host_.Plugins()[1].name, "test_other");
+}
+
+TEST_F(PluginHostTest, LoadSearchPathReportsEachBadFileAndKeepsTheGoodOnes) {
+  ScopedPluginPath path(kFixtures + "/bad");
+  std::vector<Error> failures = host_.LoadSearchPath();
+  EXPECT_EQ(failures.size(), 6u);  // all but test_duplicate_across, which clashes with nobody here
+  ASSERT_EQ(host_.Plugins().size(), 1u);
+  EXPECT_EQ(host_.Plugins()[0].name, "test_duplicate_across");
+}
+
+TEST_F(PluginHostTest, AnEarlierSearchDirectoryShadowsTheSameFileNameLater) {
+  fs::path temp = fs::temp_directory_path() / ("rxt_plugin_test_" + std::to_string(getpid()));
+  fs::create_directories(temp / "first");
+  fs::create_directories(temp / "second");
+  fs::copy_file(kGood, temp / "first" / "test_good.so", fs::copy_options::overwrite_existing);
+  fs::copy_file(kGood, temp / "second" / "test_good.so", fs::copy_options::overwrite_existing);
+  fs::copy_file(kOther, temp / "second" / "test_other.so", fs::copy_options::overwrite_existing);
+  {
+    ScopedPluginPath path((temp / "first").string() + ":" + (temp / "second").string());
+    std::vector<Error> failures = host_.LoadSearchPath();
+    EXPECT_TRUE(failures.empty()) << failures.front().what();
+    ASSERT_EQ(host_.Plugins().size(), 2u);
+    EXPECT_EQ(host_.Plugins()[0].path, (temp / "first" / "test_good.so").string());
+    EXPECT_EQ(host_.Plugins()[1].name, "test_other");
+  }
+  fs::remove_all(temp);
+}
+
+TEST(PluginItemKindTest, HasNames) {
+  EXPECT_STREQ(PluginItemKindName(PluginItemKind::kOptimizer), "optimizer");
+  EXPECT_STREQ(PluginItemKindName(PluginItemKind::kLoss), "loss");
+  EXPECT_STREQ(PluginItemKindName(PluginItemKind::kGradient), "gradient");
+  EXPECT_STREQ(PluginItemKindName(PluginItemKind::kBackend), "backend");
+}
+
+}  // namespace
+}  // namespace rxt
