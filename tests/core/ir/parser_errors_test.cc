@@ -14,27 +14,15 @@
 
 #include "rxt/ir/parser.h"
 #include "rxt/ir/printer.h"
+#include "test_util/test_files.h"
 
 namespace rxt {
 namespace {
 
+using test::FilesWithExtension;
+using test::ReadFile;
+
 namespace fs = std::filesystem;
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::vector<fs::path> Files(const fs::path& dir, const std::string& extension) {
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.path().extension() == extension) files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
 
 // The error ParseModule throws for |text|, or "" if it parses.
 std::string ParseError(const std::string& text, const std::string& file = "test.rxt") {
@@ -67,13 +55,13 @@ TEST_P(MalformedInput, ReportsTheExpectedDiagnostic) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Corpus, MalformedInput,
-                         testing::ValuesIn(Files(fs::path(RXT_TEST_DATA_DIR) / "malformed", ".rxt")),
+                         testing::ValuesIn(FilesWithExtension(fs::path(RXT_TEST_DATA_DIR) / "malformed", ".rxt")),
                          [](const testing::TestParamInfo<fs::path>& info) { return info.param.stem().string(); });
 
 TEST(MalformedCorpus, HasAtLeastFortyCasesEachWithAnExpectation) {
   const fs::path dir = fs::path(RXT_TEST_DATA_DIR) / "malformed";
-  EXPECT_GE(Files(dir, ".rxt").size(), 40u);
-  EXPECT_EQ(Files(dir, ".rxt").size(), Files(dir, ".expected").size());
+  EXPECT_GE(FilesWithExtension(dir, ".rxt").size(), 40u);
+  EXPECT_EQ(FilesWithExtension(dir, ".rxt").size(), FilesWithExtension(dir, ".expected").size());
 }
 
 // ---- Specific diagnostics
@@ -222,7 +210,7 @@ void ExpectParsesOrFailsCleanly(const std::string& text, const std::string& what
 }
 
 std::vector<fs::path> RobustnessInputs() {
-  std::vector<fs::path> files = Files(fs::path(RXT_SOURCE_DIR) / "examples", ".rxt");
+  std::vector<fs::path> files = FilesWithExtension(fs::path(RXT_SOURCE_DIR) / "examples", ".rxt");
   for (const char* name : {"kernel_stmts.rxt", "if_else.rxt", "attributes.rxt", "match_cast.rxt", "calls.rxt"}) {
     files.push_back(fs::path(RXT_TEST_DATA_DIR) / "roundtrip" / name);
   }

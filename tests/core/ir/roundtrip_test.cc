@@ -14,27 +14,15 @@
 #include "rxt/ir/parser.h"
 #include "rxt/ir/printer.h"
 #include "rxt/ir/well_formed.h"
+#include "test_util/test_files.h"
 
 namespace rxt {
 namespace {
 
+using test::FilesWithExtension;
+using test::ReadFile;
+
 namespace fs = std::filesystem;
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::vector<fs::path> FilesWithExtension(const fs::path& dir, const std::string& extension) {
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.path().extension() == extension) files.push_back(entry.path());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
 
 std::vector<fs::path> ModuleFiles() {
   std::vector<fs::path> files = FilesWithExtension(fs::path(RXT_SOURCE_DIR) / "examples", ".rxt");

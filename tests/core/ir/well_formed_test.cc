@@ -10,9 +10,13 @@
 #include "rxt/ir/builder.h"
 #include "rxt/ir/parser.h"
 #include "rxt/op/registry.h"
+#include "test_util/test_files.h"
 
 namespace rxt {
 namespace {
+
+using test::FilesWithExtension;
+using test::ReadFile;
 
 const DType f32 = DType::kFloat32;
 
@@ -49,13 +53,6 @@ void ExpectOnly(const IRModule& m, const std::string& needle, const std::string&
   EXPECT_NE(diagnostics[0].message.find(needle), std::string::npos) << All(diagnostics);
   EXPECT_EQ(diagnostics[0].function, function);
   EXPECT_EQ(diagnostics[0].message.rfind("@" + function + ": ", 0), 0u) << diagnostics[0].message;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 TEST(WellFormed, TheExamplesAreWellFormed) {

@@ -22,9 +22,13 @@
 #include "rxt/ir/parser.h"
 #include "rxt/ir/printer.h"
 #include "rxt/transform/passes.h"
+#include "test_util/test_files.h"
 
 namespace rxt {
 namespace {
+
+using test::FilesWithExtension;
+using test::ReadFile;
 
 namespace fs = std::filesystem;
 
@@ -53,13 +57,6 @@ std::vector<PassCase> DiscoverCases() {
   }
   std::sort(cases.begin(), cases.end(), [](const PassCase& a, const PassCase& b) { return a.path < b.path; });
   return cases;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 std::string Trim(std::string s) {
