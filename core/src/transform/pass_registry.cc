@@ -28,6 +28,7 @@ const std::vector<PassEntry>& PassTable() {
       {"BindParams", "Replaces named parameters by constant tensors (tensors from the BindParams.* options).",
        BindParamsFromOptions},
       {"ConvertToDataflow", "Groups runs of pure bindings into dataflow blocks.", ConvertToDataflow},
+      {"LegalizeOps", "Lowers op calls to call_kernel of kernels generated from compute definitions.", LegalizeOps},
   };
   return table;
 }

@@ -42,6 +42,12 @@ Pass BindParams(std::string func_name, std::map<std::string, Tensor> params);
 /// are left alone.
 Pass ConvertToDataflow();
 
+/// Lowers every op call to a call_kernel of a kernel generated from the op's compute
+/// definition (transform/legalize.h, tensor_expr.h); structurally equal kernels are shared.
+/// Calls it cannot lower are all reported in one error, unless option
+/// LegalizeOps.allow_missing (bool, false) leaves them as they are.
+Pass LegalizeOps();
+
 // ---- By name.
 
 /// Every pass above: name, opt_level, required passes and the one-line summary.

@@ -1,0 +1,150 @@
+/// Legalization of 2-D pooling. Windows start at out * stride - pad_before and step by the
+/// dilation; positions outside the input never win a max and add nothing to a sum. The
+/// average divides by the window positions inside the input (count_include_pad: inside the
+/// padded input), counted by a small (out_h, out_w) stage. Adaptive pooling uses PyTorch's
+/// windows [floor(o * in / out), ceil((o + 1) * in / out)).
+#include <algorithm>
+
+#include "../../op/nn_window.h"
+#include "legalize_util.h"
+
+namespace rxt::legalize {
+namespace {
+
+using namespace te;
+
+struct Pooling {
+  std::array<int64_t, 2> size, strides, dilation;
+  std::array<int64_t, 4> pad;  // top, left, bottom, right
+  infer::Layout2D layout;
+
+  bool ceil_mode;
+
+  explicit Pooling(const CallNode& call)
+      : size(infer::PairAttr(call, "pool_size", 1)),
+        strides(infer::PairAttr(call, "strides", 1)),
+        dilation(infer::PairAttr(call, "dilation", 1)),
+        pad(infer::PaddingAttr(call, "padding")),
+        layout(infer::LayoutAttr(call, "layout", {"NCHW", "NHWC"})),
+        ceil_mode(infer::BoolAttr(call, "ceil_mode")) {}
+
+  /// The window dims that may leave the input: with padding, or rounded up by ceil_mode
+  /// (otherwise every window fits, by the output size's definition).
+  std::vector<int> MayLeaveInput() const {
+    std::vector<int> dims;
+    if (ceil_mode || pad[0] || pad[2]) dims.push_back(layout.h);
+    if (ceil_mode || pad[1] || pad[3]) dims.push_back(layout.w);
+    return dims;
+  }
+  /// Element (kh, kw) of the window of output element |i|, or |fill| outside the input.
+  PrimExpr Load(const TensorRef& data, const Index& i, const Index& r, const PrimExpr& fill) const {
+    return LoadOr(data, DataIndex(i, r), fill, MayLeaveInput());
+  }
+
+  /// Input row (dim 0) or column (dim 1) of window position |k| of output position |o|.
+  PrimExpr InputPos(int dim, const PrimExpr& o, const PrimExpr& k) const {
+    return o * Int(strides[dim]) - Int(pad[dim]) + k * Int(dilation[dim]);
+  }
+  /// The data index of window position (kh, kw) of output element |i|.
+  Index DataIndex(const Index& i, const Index& r) const {
+    Index in = i;
+    in[layout.h] = InputPos(0, i[layout.h], r[0]);
+    in[layout.w] = InputPos(1, i[layout.w], r[1]);
+    return in;
+  }
+  Dims Window() const { return {Int(size[0]), Int(size[1])}; }
+};
+
+Expr LegalizeMaxPool2d(LegalizeContext& context, const CallNode& call) {
+  OutputTensor out = OutputOf(call);
+  RequireNumeric(call, out.dtype);
+  Pooling p(call);
+  KernelCall k(call);
+  TensorRef data = k.Tensor(0);
+  TensorRef result = k.builder().Reduce("max_pool2d", out.shape, p.Window(), ReduceKind::kMax,
+                                        [&](const Index& i, const Index& r) {
+                                          return p.Load(data, i, r, LowestValue(out.dtype));
+                                        });
+  return k.Finish(context, {result});
+}
+
+Expr LegalizeAvgPool2d(LegalizeContext& context, const CallNode& call) {
+  OutputTensor out = OutputOf(call);
+  RequireNumeric(call, out.dtype);
+  Pooling p(call);
+  bool include_pad = infer::BoolAttr(call, "count_include_pad");
+  KernelCall k(call);
+  KernelBuilder& kb = k.builder();
+  TensorRef data = k.Tensor(0);
+  PrimExpr height = data.dim(p.layout.h), width = data.dim(p.layout.w);
+  TensorRef sum = kb.Reduce("sum", out.shape, p.Window(), ReduceKind::kSum, [&](const Index& i, const Index& r) {
+    return p.Load(data, i, r, Zero(out.dtype));
+  });
+  Dims positions = {out.shape[p.layout.h], out.shape[p.layout.w]};
+  TensorRef count = kb.Reduce("count", positions, p.Window(), ReduceKind::kSum, [&](const Index& o, const Index& r) {
+    PrimExpr h = p.InputPos(0, o[0], r[0]), w = p.InputPos(1, o[1], r[1]);
+    PrimExpr inside = include_pad ? And(InRange(h, Int(-p.pad[0]), height + Int(p.pad[2])),
+                                        InRange(w, Int(-p.pad[1]), width + Int(p.pad[3])))
+                                  : And(InRange(h, Int(0), height), InRange(w, Int(0), width));
+    return Select(inside, One(out.dtype), Zero(out.dtype));
+  });
+  TensorRef result = kb.Compute("avg_pool2d", out.shape, [&](const Index& i) {
+    return Div(sum(i), count({i[p.layout.h], i[p.layout.w]}));
+  });
+  return k.Finish(context, {result});
+}
+
+// PyTorch's adaptive windows along one dim of |in| inputs and |out| outputs.
+PrimExpr WindowStart(const PrimExpr& o, const PrimExpr& in, const PrimExpr& out) { return FloorDiv(o * in, out); }
+PrimExpr WindowEnd(const PrimExpr& o, const PrimExpr& in, const PrimExpr& out) {
+  return FloorDiv((o + Int(1)) * in + out - Int(1), out);
+}
+/// The largest window: exact for static sizes, else a bound (ceil(in / out) + 1).
+PrimExpr LargestWindow(const PrimExpr& in, const PrimExpr& out) {
+  std::optional<int64_t> n = infer::StaticDim(in), m = infer::StaticDim(out);
+  if (n && m) {
+    int64_t largest = 1;
+    for (int64_t o = 0; o < *m; ++o) largest = std::max(largest, ((o + 1) * *n + *m - 1) / *m - o * *n / *m);
+    return Int(largest);
+  }
+  return FloorDiv(in + out - Int(1), out) + Int(1);
+}
+
+Expr LegalizeAdaptiveAvgPool2d(LegalizeContext& context, const CallNode& call) {
+  OutputTensor out = OutputOf(call);
+  RequireNumeric(call, out.dtype);
+  infer::Layout2D layout = infer::LayoutAttr(call, "layout", {"NCHW", "NHWC"});
+  KernelCall k(call);
+  KernelBuilder& kb = k.builder();
+  TensorRef data = k.Tensor(0);
+  PrimExpr in_h = data.dim(layout.h), in_w = data.dim(layout.w);
+  PrimExpr out_h = out.shape[layout.h], out_w = out.shape[layout.w];
+  auto window = [&](const Index& i) {
+    return std::array<PrimExpr, 4>{WindowStart(i[layout.h], in_h, out_h), WindowEnd(i[layout.h], in_h, out_h),
+                                   WindowStart(i[layout.w], in_w, out_w), WindowEnd(i[layout.w], in_w, out_w)};
+  };
+  TensorRef sum = kb.Reduce("sum", out.shape, {LargestWindow(in_h, out_h), LargestWindow(in_w, out_w)},
+                            ReduceKind::kSum, [&](const Index& i, const Index& r) {
+                              auto [h0, h1, w0, w1] = window(i);
+                              Index in = i;
+                              in[layout.h] = ClampIndex(h0 + r[0], in_h);
+                              in[layout.w] = ClampIndex(w0 + r[1], in_w);
+                              PrimExpr inside = And(Lt(r[0], h1 - h0), Lt(r[1], w1 - w0));
+                              return Select(inside, data(in), Zero(out.dtype));
+                            });
+  TensorRef result = kb.Compute("adaptive_avg_pool2d", out.shape, [&](const Index& i) {
+    auto [h0, h1, w0, w1] = window(i);
+    return Div(sum(i), Cast(out.dtype, (h1 - h0) * (w1 - w0)));
+  });
+  return k.Finish(context, {result});
+}
+
+}  // namespace
+
+void RegisterPoolLegalizations(OpRegistry& r) {
+  SetLegalization(r, "nn.max_pool2d", LegalizeMaxPool2d);
+  SetLegalization(r, "nn.avg_pool2d", LegalizeAvgPool2d);
+  SetLegalization(r, "nn.adaptive_avg_pool2d", LegalizeAdaptiveAvgPool2d);
+}
+
+}  // namespace rxt::legalize

@@ -1,0 +1,143 @@
+/// Legalization of the reductions and of softmax / log_softmax. mean and variance divide a
+/// sum by the count of reduced elements; variance takes two passes (the mean, then the mean
+/// squared deviation) for accuracy; argmax finds the maximum, then its first position; the
+/// softmaxes subtract the maximum before exponentiating (numerically stable).
+#include "legalize_util.h"
+
+namespace rxt::legalize {
+namespace {
+
+using namespace te;
+
+/// What a reduction over some axes of x needs: its input, which axes, the result.
+struct Reduction {
+  TensorRef x;
+  std::vector<bool> reduced;
+  bool keepdims = false;
+  OutputTensor out;
+
+  Dims Extents() const { return ReducedDims(x.shape(), reduced); }
+  PrimExpr Load(const Index& i, const Index& r) const { return x(ReductionInputIndex(i, r, reduced, keepdims)); }
+  /// The number of reduced elements, as |dtype|.
+  PrimExpr Count(DType dtype) const { return Cast(dtype, ProductOf(Extents())); }
+};
+
+Reduction ReadReduction(KernelCall& k, const CallNode& call, const std::optional<std::vector<int64_t>>& axes) {
+  Reduction red;
+  red.out = OutputOf(call);
+  red.x = k.Tensor(0);
+  red.reduced = AxisMask(call, red.x.ndim(), axes);
+  red.keepdims = infer::BoolAttr(call, "keepdims");
+  return red;
+}
+
+FLegalize Reducer(ReduceKind kind) {
+  return [kind](LegalizeContext& context, const CallNode& call) {
+    KernelCall k(call);
+    Reduction red = ReadReduction(k, call, infer::OptionalIntListAttr(call, "axis"));
+    RequireNumeric(call, red.out.dtype);
+    TensorRef result = k.builder().Reduce(AsOp(call.callee)->name(), red.out.shape, red.Extents(), kind,
+                                          [&](const Index& i, const Index& r) { return red.Load(i, r); });
+    return k.Finish(context, {result});
+  };
+}
+
+Expr LegalizeMean(LegalizeContext& context, const CallNode& call) {
+  KernelCall k(call);
+  Reduction red = ReadReduction(k, call, infer::OptionalIntListAttr(call, "axis"));
+  RequireNumeric(call, red.out.dtype);
+  KernelBuilder& kb = k.builder();
+  TensorRef sum = kb.Reduce("sum", red.out.shape, red.Extents(), ReduceKind::kSum,
+                            [&](const Index& i, const Index& r) { return red.Load(i, r); });
+  TensorRef mean =
+      kb.Compute("mean", red.out.shape, [&](const Index& i) { return Div(sum(i), red.Count(red.out.dtype)); });
+  return k.Finish(context, {mean});
+}
+
+Expr LegalizeVariance(LegalizeContext& context, const CallNode& call) {
+  KernelCall k(call);
+  Reduction red = ReadReduction(k, call, infer::OptionalIntListAttr(call, "axis"));
+  RequireNumeric(call, red.out.dtype);
+  KernelBuilder& kb = k.builder();
+  DType dtype = red.out.dtype;
+  auto load = [&](const Index& i, const Index& r) { return red.Load(i, r); };
+  TensorRef sum = kb.Reduce("sum", red.out.shape, red.Extents(), ReduceKind::kSum, load);
+  TensorRef mean = kb.Compute("mean", red.out.shape, [&](const Index& i) { return Div(sum(i), red.Count(dtype)); });
+  TensorRef squares = kb.Reduce("square_sum", red.out.shape, red.Extents(), ReduceKind::kSum,
+                                [&](const Index& i, const Index& r) {
+                                  PrimExpr d = load(i, r) - mean(i);
+                                  return d * d;
+                                });
+  TensorRef variance =
+      kb.Compute("variance", red.out.shape, [&](const Index& i) { return Div(squares(i), red.Count(dtype)); });
+  return k.Finish(context, {variance});
+}
+
+// The first position of the maximum; a NaN counts as the maximum (as in NumPy).
+Expr LegalizeArgmax(LegalizeContext& context, const CallNode& call) {
+  std::optional<int64_t> axis = infer::OptionalIntAttr(call, "axis");
+  std::optional<std::vector<int64_t>> axes;
+  if (axis) axes = std::vector<int64_t>{*axis};
+  KernelCall k(call);
+  Reduction red = ReadReduction(k, call, axes);
+  KernelBuilder& kb = k.builder();
+  auto value = [&](const Index& i, const Index& r) {
+    PrimExpr v = red.Load(i, r);
+    return v->dtype == DType::kBool ? Cast(DType::kInt8, v) : v;
+  };
+  TensorRef max = kb.Reduce("max", red.out.shape, red.Extents(), ReduceKind::kMax, value);
+  Dims extents = red.Extents();
+  TensorRef position = kb.Reduce(
+      "argmax", red.out.shape, extents, ReduceKind::kMin, [&](const Index& i, const Index& r) {
+        PrimExpr v = value(i, r);
+        PrimExpr is_max = Eq(v, max(i));
+        if (IsFloat(v->dtype)) is_max = Or(is_max, Call("isnan", v));
+        return Select(is_max, FlatIndex(r, extents), HighestValue(DType::kInt64));
+      });
+  return k.Finish(context, {position});
+}
+
+// log_softmax(x) = x - max - log(sum(exp(x - max))); softmax = exp(x - max) / sum(...).
+FLegalize Softmax(bool log) {
+  return [log](LegalizeContext& context, const CallNode& call) {
+    OutputTensor out = OutputOf(call);
+    KernelCall k(call);
+    TensorRef x = k.Tensor(0);
+    int axis = infer::NormalizeAxis(call, 0, infer::IntAttr(call, "axis"), x.ndim());
+    std::vector<bool> reduced(x.ndim(), false);
+    reduced[axis] = true;
+    Dims rest = x.shape();
+    rest.erase(rest.begin() + axis);
+    auto load = [&](const Index& i, const Index& r) { return x(ReductionInputIndex(i, r, reduced, false)); };
+    auto without_axis = [&](const Index& i) {
+      Index j = i;
+      j.erase(j.begin() + axis);
+      return j;
+    };
+    KernelBuilder& kb = k.builder();
+    TensorRef max = kb.Reduce("max", rest, {x.dim(axis)}, ReduceKind::kMax, load);
+    TensorRef sum = kb.Reduce("exp_sum", rest, {x.dim(axis)}, ReduceKind::kSum,
+                              [&](const Index& i, const Index& r) { return Call("exp", load(i, r) - max(i)); });
+    TensorRef result = kb.Compute(log ? "log_softmax" : "softmax", out.shape, [&](const Index& i) {
+      Index j = without_axis(i);
+      PrimExpr shifted = x(i) - max(j);
+      return log ? shifted - Call("log", sum(j)) : Div(Call("exp", shifted), sum(j));
+    });
+    return k.Finish(context, {result});
+  };
+}
+
+}  // namespace
+
+void RegisterReduceLegalizations(OpRegistry& r) {
+  SetLegalization(r, "sum", Reducer(ReduceKind::kSum));
+  SetLegalization(r, "max", Reducer(ReduceKind::kMax));
+  SetLegalization(r, "min", Reducer(ReduceKind::kMin));
+  SetLegalization(r, "mean", LegalizeMean);
+  SetLegalization(r, "variance", LegalizeVariance);
+  SetLegalization(r, "argmax", LegalizeArgmax);
+  SetLegalization(r, "softmax", Softmax(false));
+  SetLegalization(r, "log_softmax", Softmax(true));
+}
+
+}  // namespace rxt::legalize

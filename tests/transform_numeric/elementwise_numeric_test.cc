@@ -1,0 +1,168 @@
+// Elementwise ops: unary math, broadcasting arithmetic and comparisons, where, astype, clip.
+#include <cmath>
+
+#include "numeric_test_util.h"
+#include "rxt/support/error.h"
+
+namespace rxt::numeric {
+namespace {
+
+constexpr DType kF32 = DType::kFloat32;
+constexpr DType kI32 = DType::kInt32;
+
+struct UnaryCase {
+  const char* op;
+  double (*fn)(double);
+  double lo, hi;  // input range
+};
+
+TEST(ElementwiseNumeric, UnaryFloatOpsOnSymbolicAndStaticShapes) {
+  const UnaryCase cases[] = {
+      {"negative", [](double x) { return -x; }, -2, 2},
+      {"abs", [](double x) { return std::fabs(x); }, -2, 2},
+      {"exp", [](double x) { return std::exp(x); }, -2, 2},
+      {"log", [](double x) { return std::log(x); }, 0.1, 4},
+      {"sqrt", [](double x) { return std::sqrt(x); }, 0, 4},
+      {"rsqrt", [](double x) { return 1 / std::sqrt(x); }, 0.1, 4},
+      {"tanh", [](double x) { return std::tanh(x); }, -3, 3},
+      {"sigmoid", [](double x) { return 1 / (1 + std::exp(-x)); }, -4, 4},
+  };
+  uint32_t seed = 1;
+  for (const UnaryCase& c : cases) {
+    for (const char* params : {"%x: Tensor((n, 3), float32)", "%x: Tensor((2, 3), float32)"}) {
+      SCOPED_TRACE(StrCat(c.op, " with ", params));
+      Array x = Random({2, 3}, kF32, seed++, c.lo, c.hi);
+      std::vector<Array> out = RunOp(params, StrCat(c.op, "(%x)"), {x});
+      EXPECT_TRUE(Near(out[0], Map(x.shape, kF32, [&](const Idx& i) { return c.fn(x.at(i)); })));
+    }
+  }
+}
+
+TEST(ElementwiseNumeric, UnaryIntegerOps) {
+  Array x = Random({5}, kI32, 3, -9, 9);
+  EXPECT_TRUE(Near(RunOp("%x: Tensor((5,), int32)", "negative(%x)", {x})[0],
+                   Map(x.shape, kI32, [&](const Idx& i) { return -x.at(i); })));
+  EXPECT_TRUE(Near(RunOp("%x: Tensor((5,), int32)", "abs(%x)", {x})[0],
+                   Map(x.shape, kI32, [&](const Idx& i) { return std::fabs(x.at(i)); })));
+}
+
+struct BinaryCase {
+  const char* op;
+  double (*fn)(double, double);
+};
+
+const BinaryCase kArithmetic[] = {
+    {"add", [](double a, double b) { return a + b; }},
+    {"subtract", [](double a, double b) { return a - b; }},
+    {"multiply", [](double a, double b) { return a * b; }},
+    {"divide", [](double a, double b) { return a / b; }},
+    {"maximum", [](double a, double b) { return std::max(a, b); }},
+    {"minimum", [](double a, double b) { return std::min(a, b); }},
+};
+
+/// op(x1, x2) of the given shapes, checked elementwise against fn over the broadcast shape.
+void CheckBinary(const char* op, double (*fn)(double, double), const std::string& params, const Shape& a_shape,
+                 const Shape& b_shape, DType dtype, DType out_dtype, uint32_t seed, double lo = -3, double hi = 3) {
+  SCOPED_TRACE(StrCat(op, " with ", params));
+  Array a = Random(a_shape, dtype, seed, lo, hi), b = Random(b_shape, dtype, seed + 100, lo, hi);
+  if (std::string(op) == "divide") {  // keep divisors away from 0
+    for (double& v : b.data) v = v >= 0 ? v + 1 : v - 1;
+  }
+  std::vector<Array> out = RunOp(params, StrCat(op, "(%a, %b)"), {a, b});
+  Shape shape = BroadcastShapes(a_shape, b_shape);
+  EXPECT_TRUE(Near(out[0], Map(shape, out_dtype, [&](const Idx& i) { return fn(BroadcastAt(a, i), BroadcastAt(b, i)); })));
+}
+
+TEST(ElementwiseNumeric, ArithmeticBroadcastsOverSymbolicDims) {
+  uint32_t seed = 10;
+  for (const BinaryCase& c : kArithmetic) {
+    CheckBinary(c.op, c.fn, "%a: Tensor((n, 1, 4), float32), %b: Tensor((3, 1), float32)", {2, 1, 4}, {3, 1}, kF32,
+                kF32, seed++);
+    CheckBinary(c.op, c.fn, "%a: Tensor((n, m), float32), %b: Tensor((n, m), float32)", {3, 2}, {3, 2}, kF32, kF32,
+                seed++);
+    CheckBinary(c.op, c.fn, "%a: Tensor((), float32), %b: Tensor((4,), float32)", {}, {4}, kF32, kF32, seed++);
+  }
+}
+
+TEST(ElementwiseNumeric, IntegerArithmeticTruncatesDivision) {
+  CheckBinary("divide", [](double a, double b) { return std::trunc(a / b); },
+              "%a: Tensor((2, 3), int32), %b: Tensor((3,), int32)", {2, 3}, {3}, kI32, kI32, 30, -9, 9);
+  CheckBinary("add", [](double a, double b) { return a + b; }, "%a: Tensor((4,), int32), %b: Tensor((1,), int32)",
+              {4}, {1}, kI32, kI32, 31, -9, 9);
+}
+
+TEST(ElementwiseNumeric, Power) {
+  CheckBinary("power", [](double a, double b) { return std::pow(a, b); },
+              "%a: Tensor((n, 3), float32), %b: Tensor((3,), float32)", {2, 3}, {3}, kF32, kF32, 40, 0.5, 2);
+  CheckBinary("power", [](double a, double b) { return std::pow(a, b); },
+              "%a: Tensor((4,), int32), %b: Tensor((4,), int32)", {4}, {4}, kI32, kI32, 41, 0, 4);
+}
+
+TEST(ElementwiseNumeric, ComparisonsGiveBool) {
+  const BinaryCase cases[] = {
+      {"equal", [](double a, double b) -> double { return a == b; }},
+      {"not_equal", [](double a, double b) -> double { return a != b; }},
+      {"less", [](double a, double b) -> double { return a < b; }},
+      {"less_equal", [](double a, double b) -> double { return a <= b; }},
+      {"greater", [](double a, double b) -> double { return a > b; }},
+      {"greater_equal", [](double a, double b) -> double { return a >= b; }},
+  };
+  uint32_t seed = 50;
+  for (const BinaryCase& c : cases) {
+    // Small integers so that equal values occur.
+    CheckBinary(c.op, c.fn, "%a: Tensor((n, 4), int32), %b: Tensor((4,), int32)", {3, 4}, {4}, kI32, DType::kBool,
+                seed++, -2, 2);
+    CheckBinary(c.op, c.fn, "%a: Tensor((3, 1), float32), %b: Tensor((1, 2), float32)", {3, 1}, {1, 2}, kF32,
+                DType::kBool, seed++);
+    CheckBinary(c.op, c.fn, "%a: Tensor((5,), bool), %b: Tensor((5,), bool)", {5}, {5}, DType::kBool, DType::kBool,
+                seed++);
+  }
+}
+
+TEST(ElementwiseNumeric, WhereBroadcastsAllThree) {
+  Array c = Random({3, 1}, DType::kBool, 60), a = Random({1, 4}, kF32, 61), b = Random({4}, kF32, 62);
+  std::vector<Array> out =
+      RunOp("%c: Tensor((3, 1), bool), %a: Tensor((1, m), float32), %b: Tensor((m,), float32)", "where(%c, %a, %b)",
+            {c, a, b});
+  EXPECT_TRUE(Near(out[0], Map({3, 4}, kF32, [&](const Idx& i) {
+    return BroadcastAt(c, i) != 0 ? BroadcastAt(a, i) : BroadcastAt(b, i);
+  })));
+}
+
+TEST(ElementwiseNumeric, HalfPrecisionRoundsEveryResult) {
+  for (DType dtype : {DType::kFloat16, DType::kBFloat16}) {
+    SCOPED_TRACE(DTypeName(dtype));
+    std::string t = DTypeName(dtype);
+    Array a = Random({2, 3}, dtype, 90), b = Random({3}, dtype, 91);
+    std::vector<Array> out = RunOp(StrCat("%a: Tensor((n, 3), ", t, "), %b: Tensor((3,), ", t, ")"), "add(%a, %b)", {a, b});
+    EXPECT_TRUE(Near(out[0], Map({2, 3}, dtype, [&](const Idx& i) { return BroadcastAt(a, i) + BroadcastAt(b, i); })));
+    out = RunOp(StrCat("%a: Tensor((n, 3), ", t, ")"), "nn.gelu(%a)", {a});
+    EXPECT_TRUE(Near(out[0], Map({2, 3}, dtype, [&](const Idx& i) {
+      return a.at(i) * 0.5 * (1 + std::erf(a.at(i) / std::sqrt(2.0)));
+    }), 2e-2, 1e-2));
+  }
+}
+
+TEST(ElementwiseNumeric, Astype) {
+  Array x = Random({2, 3}, kF32, 70, -5, 5);
+  EXPECT_TRUE(Near(RunOp("%x: Tensor((n, 3), float32)", "astype(%x, dtype=int32)", {x})[0],
+                   Map(x.shape, kI32, [&](const Idx& i) { return std::trunc(x.at(i)); })));
+  EXPECT_TRUE(Near(RunOp("%x: Tensor((n, 3), float32)", "astype(%x, dtype=bool)", {x})[0],
+                   Map(x.shape, DType::kBool, [&](const Idx& i) { return x.at(i) != 0; })));
+  Array y = Random({4}, DType::kInt64, 71, -100, 100);
+  EXPECT_TRUE(Near(RunOp("%y: Tensor((4,), int64)", "astype(%y, dtype=float64)", {y})[0],
+                   Map(y.shape, DType::kFloat64, [&](const Idx& i) { return y.at(i); })));
+}
+
+TEST(ElementwiseNumeric, Clip) {
+  Array x = Random({3, 4}, kF32, 80, -3, 3);
+  EXPECT_TRUE(Near(RunOp("%x: Tensor((n, 4), float32)", "clip(%x, min=-1.5, max=1)", {x})[0],
+                   Map(x.shape, kF32, [&](const Idx& i) { return std::min(std::max(x.at(i), -1.5), 1.0); })));
+  // Integer bounds round inwards.
+  Array y = Random({6}, kI32, 81, -5, 5);
+  EXPECT_TRUE(Near(RunOp("%y: Tensor((6,), int32)", "clip(%y, min=-1.5, max=2.5)", {y})[0],
+                   Map(y.shape, kI32, [&](const Idx& i) { return std::min(std::max(y.at(i), -1.0), 2.0); })));
+}
+
+}  // namespace
+}  // namespace rxt::numeric
