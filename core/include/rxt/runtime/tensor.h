@@ -19,6 +19,15 @@ class Tensor {
   static Tensor Empty(std::vector<int64_t> shape, DType dtype);
   /// Copies |nbytes| bytes from |data|; nbytes must equal the tensor's size.
   static Tensor FromBytes(std::vector<int64_t> shape, DType dtype, const void* data, size_t nbytes);
+  /// Wraps existing storage without copying (DLPack import): |storage| must hold the tensor's
+  /// bytes, 64-byte aligned; the tensor shares ownership of it.
+  static Tensor FromSharedStorage(std::vector<int64_t> shape, DType dtype, std::shared_ptr<std::byte> storage) {
+    Tensor t;
+    t.shape_ = std::move(shape);
+    t.dtype_ = dtype;
+    t.storage_ = std::move(storage);
+    return t;
+  }
   template <typename T>
   static Tensor FromVector(std::vector<int64_t> shape, DType dtype, const std::vector<T>& values) {
     return FromBytes(std::move(shape), dtype, values.data(), values.size() * sizeof(T));

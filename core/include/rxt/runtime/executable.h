@@ -1,0 +1,120 @@
+// An Executable: the VM bytecode of a module's functions, their constants, the kernels they
+// call (portable-kernel records) and the names of the external functions they call. It saves
+// to one file and loads back (docs/vm.md describes the bytecode and the file format).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rxt/runtime/kernel.h"
+#include "rxt/runtime/value.h"
+
+namespace rxt {
+
+/// The instructions of the VM. Registers are per call frame; "slots" hold the int64 values of
+/// a function's symbolic dims (bound at entry by kMatch, read by shape expressions).
+enum class Opcode : uint8_t {
+  kMove,         // dst = reg[arg]
+  kLoadConst,    // dst = constants[index]
+  kMakeInt,      // dst = Int(shape_exprs[index])
+  kMakeShape,    // dst = Shape(shape_exprs[operands...])
+  kMakeTuple,    // dst = Tuple(reg[operands...])
+  kGetItem,      // dst = reg[arg].tuple()[index]
+  kAllocTensor,  // dst = a new tensor of dtype |index| and shape shape_exprs[operands...]
+  kCallKernel,   // kernels[index](reg[operands...]): inputs then the (allocated) outputs
+  kCallExtern,   // externs[index](reg[operands...]), like kCallKernel
+  kCallFunc,     // dst = functions[index](reg[operands...])
+  kMatch,        // checks reg[arg] against patterns[index]; aux 0: kinds + binding, 1: derived dims
+  kJumpIfFalse,  // if reg[arg] is false (0-d tensor or int), jump to instruction |index|
+  kJump,         // jump to instruction |index|
+  kReturn,       // return reg[arg]
+};
+inline constexpr int kNumOpcodes = static_cast<int>(Opcode::kReturn) + 1;
+const char* OpcodeName(Opcode op);
+
+struct Instruction {
+  Opcode op = Opcode::kMove;
+  int32_t dst = -1;
+  int32_t arg = -1;
+  int32_t index = -1;
+  int32_t aux = 0;
+  std::vector<int32_t> operands;
+};
+
+/// A node of the integer programs that compute symbolic dims from slots.
+struct ShapeExprOp {
+  enum class Kind : uint8_t { kConst, kSlot, kAdd, kSub, kMul, kFloorDiv, kFloorMod, kMin, kMax };
+  Kind kind = Kind::kConst;
+  int64_t value = 0;  // kConst: the value; kSlot: the slot
+  int32_t a = -1, b = -1;  // operands (earlier shape exprs)
+};
+
+/// One dim of a tensor (or shape) pattern.
+struct DimPattern {
+  enum class Kind : uint8_t {
+    kAny,    // unknown dim
+    kBind,   // a symbolic variable seen here first: slot |ref| = the dim
+    kMatch,  // must equal shape expr |ref| (a constant, or a variable bound before)
+  };
+  Kind kind = Kind::kAny;
+  int32_t ref = -1;
+};
+
+/// The checkable part of a struct info, compiled.
+struct TypePattern {
+  enum class Kind : uint8_t { kAny, kTensor, kTuple, kShape, kPrim };
+  Kind kind = Kind::kAny;
+  uint8_t dtype = 0;  // rxt::DType; kUnknown: any
+  int32_t ndim = -1;  // -1: any
+  bool dims_known = false;
+  std::vector<DimPattern> dims;
+  std::vector<TypePattern> fields;  // kTuple
+  std::string text;     // the struct info as written: Tensor((1, m), float32)
+  std::string context;  // top level only: "argument 0 (%x)", "match_cast of %y"
+};
+
+struct VMFunction {
+  std::string name;
+  std::vector<std::string> param_names;
+  int32_t num_registers = 0;  // parameters are registers 0 .. num_params-1
+  int32_t num_slots = 0;
+  std::vector<Instruction> code;
+  std::vector<ShapeExprOp> shape_exprs;
+  std::vector<TypePattern> patterns;
+  /// The symbolic variable held by each slot, for messages.
+  std::vector<std::string> slot_names;
+  int32_t num_params() const { return static_cast<int32_t>(param_names.size()); }
+};
+
+class Executable {
+ public:
+  static constexpr uint32_t kFormatVersion = 1;
+
+  std::vector<VMFunction> functions;
+  std::vector<Value> constants;
+  std::vector<KernelRecord> kernels;
+  std::vector<std::string> externs;
+  std::string backend;  // the backend the kernels were built for ("" = any)
+  uint32_t format_version = kFormatVersion;
+
+  /// Index of the function called |name|, or -1.
+  int FindFunction(const std::string& name) const;
+  /// Checks every index in the bytecode (registers, constants, kernels, jump targets, slots,
+  /// shape exprs refer only backwards) so that running it cannot read out of bounds. Throws
+  /// kDataLoss describing the first problem. Load() and the VM call it.
+  void Validate() const;
+
+  /// The whole executable as bytes: magic, format version, sections, checksum.
+  std::vector<uint8_t> Serialize() const;
+  /// Throws kDataLoss naming |source| and the problem for malformed bytes.
+  static Executable Deserialize(const uint8_t* data, size_t size, const std::string& source = "<memory>");
+  /// Writes to |path| through a temporary file renamed into place.
+  void Save(const std::string& path) const;
+  static Executable Load(const std::string& path);
+
+  /// Readable listing of the bytecode, for debugging and docs.
+  std::string Disassemble() const;
+};
+
+}  // namespace rxt

@@ -1,0 +1,59 @@
+// The virtual machine: runs an Executable's functions on host tensors.
+//
+//   VirtualMachine vm(Executable::Load("mlp.rxtx"), provider);
+//   Value y = vm.Invoke("main", {Value(x), Value(w0), ...});
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rxt/runtime/executable.h"
+#include "rxt/runtime/extern.h"
+#include "rxt/runtime/kernel.h"
+#include "rxt/runtime/profile.h"
+#include "rxt/runtime/value.h"
+
+namespace rxt {
+
+class VirtualMachine {
+ public:
+  /// Validates |exec|, loads every kernel with |provider| and resolves every extern function
+  /// in |externs|. Throws kNotFound naming a missing extern function, kFailedPrecondition if the
+  /// executable was built for another backend than |provider|'s.
+  VirtualMachine(Executable exec, KernelProvider& provider, const ExternRegistry& externs = ExternRegistry::Global());
+  ~VirtualMachine();
+  VirtualMachine(const VirtualMachine&) = delete;
+  VirtualMachine& operator=(const VirtualMachine&) = delete;
+
+  /// Calls function |name|. Arguments are checked against the function's parameter struct
+  /// info (kInvalidArgument: "main: argument 0 (%x): expected Tensor((1, m), float32), got
+  /// float64 (2, 784)"). Not thread-safe: one VM runs one call at a time.
+  Value Invoke(const std::string& name, const std::vector<Value>& args);
+
+  const Executable& executable() const { return exec_; }
+
+  /// Starts (and resets) or stops collecting a profile.
+  void SetProfiling(bool on);
+  Profile GetProfile() const;
+
+ private:
+  struct Frame;
+  Value Run(int function, const Value* args, int num_args, int depth);
+  void Match(const VMFunction& f, const Instruction& ins, Frame& frame);
+  void CallKernelLike(const Instruction& ins, Frame& frame);
+  Frame& AcquireFrame(int function, int depth);
+
+  Executable exec_;
+  std::vector<std::unique_ptr<Kernel>> kernels_;
+  std::vector<ExternFunction> externs_;
+  // frames_[function][depth]: register files reused from call to call.
+  std::vector<std::vector<std::unique_ptr<Frame>>> frames_;
+
+  bool profiling_ = false;
+  std::vector<ProfileRow> kernel_profile_;  // kernels, then externs
+  std::vector<ProfileRow> instruction_profile_;
+};
+
+}  // namespace rxt

@@ -1,0 +1,177 @@
+// The Executable's in-memory checks and its listing; executable_io.cc reads and writes files.
+#include "rxt/runtime/executable.h"
+
+#include <sstream>
+
+#include "rxt/support/error.h"
+
+namespace rxt {
+namespace {
+
+constexpr int kMaxPatternDepth = 64;
+
+class Validator {
+ public:
+  Validator(const Executable& exec, const VMFunction& f) : exec_(exec), f_(f) {}
+
+  void Run() {
+    if (f_.num_registers < f_.num_params() || f_.num_registers > (1 << 24)) {
+      Fail("has ", f_.num_registers, " registers for ", f_.num_params(), " parameters");
+    }
+    if (f_.num_slots < 0 || f_.num_slots > (1 << 24)) Fail("has ", f_.num_slots, " slots");
+    if (f_.slot_names.size() != static_cast<size_t>(f_.num_slots)) Fail("names ", f_.slot_names.size(), " slots of ", f_.num_slots);
+    for (size_t i = 0; i < f_.shape_exprs.size(); ++i) CheckShapeExpr(f_.shape_exprs[i], static_cast<int32_t>(i));
+    for (const TypePattern& p : f_.patterns) CheckPattern(p, 0);
+    if (f_.code.empty()) Fail("has no instructions");
+    Opcode last = f_.code.back().op;
+    if (last != Opcode::kReturn && last != Opcode::kJump) Fail("does not end with a return or a jump");
+    for (size_t pc = 0; pc < f_.code.size(); ++pc) CheckInstruction(f_.code[pc], pc);
+  }
+
+ private:
+  template <typename... Args>
+  [[noreturn]] void Fail(const Args&... args) const {
+    Throw(ErrorCode::kDataLoss, "executable: function '", f_.name, "' ", args...);
+  }
+
+  void Register(int32_t r, size_t pc) const {
+    if (r < 0 || r >= f_.num_registers) Fail("instruction ", pc, " uses register ", r, " of ", f_.num_registers);
+  }
+  void Index(int32_t i, size_t size, const char* what, size_t pc) const {
+    if (i < 0 || static_cast<size_t>(i) >= size) Fail("instruction ", pc, " refers to ", what, " ", i, " of ", size);
+  }
+
+  void CheckShapeExpr(const ShapeExprOp& e, int32_t self) const {
+    using K = ShapeExprOp::Kind;
+    if (static_cast<int>(e.kind) > static_cast<int>(K::kMax)) Fail("shape expr ", self, " has an unknown kind");
+    if (e.kind == K::kConst) return;
+    if (e.kind == K::kSlot) {
+      if (e.value < 0 || e.value >= f_.num_slots) Fail("shape expr ", self, " reads slot ", e.value);
+      return;
+    }
+    if (e.a < 0 || e.a >= self || e.b < 0 || e.b >= self) Fail("shape expr ", self, " has operands out of order");
+  }
+
+  void CheckPattern(const TypePattern& p, int depth) const {
+    if (depth > kMaxPatternDepth) Fail("has a type pattern nested too deeply");
+    if (static_cast<int>(p.kind) > static_cast<int>(TypePattern::Kind::kPrim)) Fail("has a pattern of unknown kind");
+    if (p.dtype > static_cast<uint8_t>(DType::kBool)) Fail("has a pattern of unknown dtype ", int{p.dtype});
+    if (p.dims_known && p.ndim != static_cast<int32_t>(p.dims.size())) Fail("has a pattern with ", p.dims.size(), " dims for ndim ", p.ndim);
+    for (const DimPattern& d : p.dims) {
+      if (d.kind == DimPattern::Kind::kBind && (d.ref < 0 || d.ref >= f_.num_slots)) Fail("binds slot ", d.ref);
+      if (d.kind == DimPattern::Kind::kMatch && (d.ref < 0 || static_cast<size_t>(d.ref) >= f_.shape_exprs.size())) {
+        Fail("matches shape expr ", d.ref);
+      }
+      if (static_cast<int>(d.kind) > static_cast<int>(DimPattern::Kind::kMatch)) Fail("has a dim of unknown kind");
+    }
+    for (const TypePattern& field : p.fields) CheckPattern(field, depth + 1);
+  }
+
+  void CheckInstruction(const Instruction& ins, size_t pc) const {
+    auto registers = [&] { for (int32_t r : ins.operands) Register(r, pc); };
+    auto shape_exprs = [&] { for (int32_t e : ins.operands) Index(e, f_.shape_exprs.size(), "shape expr", pc); };
+    switch (ins.op) {
+      case Opcode::kMove: Register(ins.dst, pc); Register(ins.arg, pc); return;
+      case Opcode::kLoadConst: Register(ins.dst, pc); Index(ins.index, exec_.constants.size(), "constant", pc); return;
+      case Opcode::kMakeInt: Register(ins.dst, pc); Index(ins.index, f_.shape_exprs.size(), "shape expr", pc); return;
+      case Opcode::kMakeShape: Register(ins.dst, pc); shape_exprs(); return;
+      case Opcode::kMakeTuple: Register(ins.dst, pc); registers(); return;
+      case Opcode::kGetItem:
+        Register(ins.dst, pc);
+        Register(ins.arg, pc);
+        if (ins.index < 0) Fail("instruction ", pc, " reads item ", ins.index);
+        return;
+      case Opcode::kAllocTensor:
+        Register(ins.dst, pc);
+        if (ins.index <= 0 || ins.index > static_cast<int32_t>(DType::kBool)) Fail("instruction ", pc, " allocates dtype ", ins.index);
+        shape_exprs();
+        return;
+      case Opcode::kCallKernel: Index(ins.index, exec_.kernels.size(), "kernel", pc); registers(); return;
+      case Opcode::kCallExtern: Index(ins.index, exec_.externs.size(), "extern function", pc); registers(); return;
+      case Opcode::kCallFunc:
+        Register(ins.dst, pc);
+        Index(ins.index, exec_.functions.size(), "function", pc);
+        registers();
+        return;
+      case Opcode::kMatch:
+        Register(ins.arg, pc);
+        Index(ins.index, f_.patterns.size(), "pattern", pc);
+        if (ins.aux != 0 && ins.aux != 1) Fail("instruction ", pc, " has match phase ", ins.aux);
+        return;
+      case Opcode::kJumpIfFalse: Register(ins.arg, pc); Index(ins.index, f_.code.size(), "instruction", pc); return;
+      case Opcode::kJump: Index(ins.index, f_.code.size(), "instruction", pc); return;
+      case Opcode::kReturn: Register(ins.arg, pc); return;
+    }
+    Fail("instruction ", pc, " has unknown opcode ", static_cast<int>(ins.op));
+  }
+
+  const Executable& exec_;
+  const VMFunction& f_;
+};
+
+}  // namespace
+
+const char* OpcodeName(Opcode op) {
+  switch (op) {
+    case Opcode::kMove: return "move";
+    case Opcode::kLoadConst: return "load_const";
+    case Opcode::kMakeInt: return "make_int";
+    case Opcode::kMakeShape: return "make_shape";
+    case Opcode::kMakeTuple: return "make_tuple";
+    case Opcode::kGetItem: return "get_item";
+    case Opcode::kAllocTensor: return "alloc_tensor";
+    case Opcode::kCallKernel: return "call_kernel";
+    case Opcode::kCallExtern: return "call_extern";
+    case Opcode::kCallFunc: return "call_func";
+    case Opcode::kMatch: return "match";
+    case Opcode::kJumpIfFalse: return "jump_if_false";
+    case Opcode::kJump: return "jump";
+    case Opcode::kReturn: return "return";
+  }
+  return "?";
+}
+
+int Executable::FindFunction(const std::string& name) const {
+  for (size_t i = 0; i < functions.size(); ++i) {
+    if (functions[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+void Executable::Validate() const {
+  if (format_version != kFormatVersion) {
+    Throw(ErrorCode::kDataLoss, "executable: format version ", format_version, " is not supported (this build reads ",
+          kFormatVersion, ")");
+  }
+  for (const VMFunction& f : functions) Validator(*this, f).Run();
+}
+
+std::string Executable::Disassemble() const {
+  std::ostringstream os;
+  os << "executable (backend '" << backend << "', format " << format_version << "): " << functions.size()
+     << " functions, " << constants.size() << " constants, " << kernels.size() << " kernels, " << externs.size()
+     << " externs\n";
+  for (const VMFunction& f : functions) {
+    os << "function " << f.name << " (" << f.num_params() << " params, " << f.num_registers << " registers, "
+       << f.num_slots << " slots)\n";
+    for (size_t pc = 0; pc < f.code.size(); ++pc) {
+      const Instruction& ins = f.code[pc];
+      os << "  " << pc << ": " << OpcodeName(ins.op);
+      if (ins.dst >= 0) os << " r" << ins.dst << " <-";
+      if (ins.arg >= 0) os << " r" << ins.arg;
+      if (ins.index >= 0) os << " #" << ins.index;
+      if (ins.op == Opcode::kCallKernel && ins.index < static_cast<int>(kernels.size())) os << " (" << kernels[ins.index].name << ")";
+      if (ins.op == Opcode::kCallExtern && ins.index < static_cast<int>(externs.size())) os << " (" << externs[ins.index] << ")";
+      if (ins.op == Opcode::kMatch) os << " phase " << ins.aux;
+      if (!ins.operands.empty()) {
+        os << " [";
+        for (size_t i = 0; i < ins.operands.size(); ++i) os << (i ? " " : "") << ins.operands[i];
+        os << "]";
+      }
+      os << "\n";
+    }
+  }
+  return os.str();
+}
+
+}  // namespace rxt

@@ -1,0 +1,429 @@
+// The executable file format (docs/vm.md): magic, format version, sections, FNV-1a checksum.
+// Reading never trusts the bytes: every length is checked against what is left, so a
+// truncated or corrupt file is an error naming the file, never an out-of-bounds read.
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "rxt/runtime/executable.h"
+#include "rxt/support/error.h"
+
+namespace rxt {
+namespace {
+
+constexpr char kMagic[8] = {'R', 'X', 'T', 'E', 'X', 'E', 'C', '\x1a'};
+constexpr size_t kHeaderBytes = sizeof(kMagic) + 4 + 4;  // magic, version, section count
+constexpr size_t kChecksumBytes = 8;
+constexpr int kMaxValueDepth = 64;
+
+enum SectionTag : uint32_t { kMeta = 1, kFunctions = 2, kConstants = 3, kKernels = 4, kExterns = 5 };
+
+uint64_t Fnv1a64(const uint8_t* data, size_t size) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < size; ++i) {
+    h ^= data[i];
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+// ---- Writing.
+class Writer {
+ public:
+  void U8(uint8_t v) { bytes_.push_back(v); }
+  void U32(uint32_t v) { Raw(&v, 4); }
+  void I32(int32_t v) { Raw(&v, 4); }
+  void I64(int64_t v) { Raw(&v, 8); }
+  void U64(uint64_t v) { Raw(&v, 8); }
+  void F64(double v) { Raw(&v, 8); }
+  void Str(const std::string& s) {
+    U32(static_cast<uint32_t>(s.size()));
+    Raw(s.data(), s.size());
+  }
+  void Bytes(const std::vector<uint8_t>& b) {
+    U64(b.size());
+    Raw(b.data(), b.size());
+  }
+  void Raw(const void* p, size_t n) {  // the format is little-endian, like every host we build for
+    const auto* b = static_cast<const uint8_t*>(p);
+    bytes_.insert(bytes_.end(), b, b + n);
+  }
+  std::vector<uint8_t>& bytes() { return bytes_; }
+
+ private:
+  std::vector<uint8_t> bytes_;
+};
+
+void WriteValue(Writer& w, const Value& v) {
+  w.U8(static_cast<uint8_t>(v.kind()));
+  switch (v.kind()) {
+    case Value::Kind::kNone: return;
+    case Value::Kind::kTensor: {
+      const Tensor& t = v.tensor();
+      w.U8(static_cast<uint8_t>(t.dtype()));
+      w.U32(static_cast<uint32_t>(t.ndim()));
+      for (int64_t d : t.shape()) w.I64(d);
+      w.U64(t.nbytes());
+      w.Raw(t.data(), t.nbytes());
+      return;
+    }
+    case Value::Kind::kTuple:
+      w.U32(static_cast<uint32_t>(v.tuple().size()));
+      for (const Value& f : v.tuple()) WriteValue(w, f);
+      return;
+    case Value::Kind::kShape:
+      w.U32(static_cast<uint32_t>(v.shape().size()));
+      for (int64_t d : v.shape()) w.I64(d);
+      return;
+    case Value::Kind::kInt: w.I64(v.int_value()); return;
+    case Value::Kind::kFloat: w.F64(v.float_value()); return;
+    case Value::Kind::kString: w.Str(v.string()); return;
+  }
+}
+
+void WritePattern(Writer& w, const TypePattern& p) {
+  w.U8(static_cast<uint8_t>(p.kind));
+  w.U8(p.dtype);
+  w.I32(p.ndim);
+  w.U8(p.dims_known ? 1 : 0);
+  w.U32(static_cast<uint32_t>(p.dims.size()));
+  for (const DimPattern& d : p.dims) {
+    w.U8(static_cast<uint8_t>(d.kind));
+    w.I32(d.ref);
+  }
+  w.U32(static_cast<uint32_t>(p.fields.size()));
+  for (const TypePattern& f : p.fields) WritePattern(w, f);
+  w.Str(p.text);
+  w.Str(p.context);
+}
+
+void WriteFunction(Writer& w, const VMFunction& f) {
+  w.Str(f.name);
+  w.U32(static_cast<uint32_t>(f.param_names.size()));
+  for (const std::string& n : f.param_names) w.Str(n);
+  w.I32(f.num_registers);
+  w.I32(f.num_slots);
+  w.U32(static_cast<uint32_t>(f.slot_names.size()));
+  for (const std::string& n : f.slot_names) w.Str(n);
+  w.U32(static_cast<uint32_t>(f.shape_exprs.size()));
+  for (const ShapeExprOp& e : f.shape_exprs) {
+    w.U8(static_cast<uint8_t>(e.kind));
+    w.I64(e.value);
+    w.I32(e.a);
+    w.I32(e.b);
+  }
+  w.U32(static_cast<uint32_t>(f.patterns.size()));
+  for (const TypePattern& p : f.patterns) WritePattern(w, p);
+  w.U32(static_cast<uint32_t>(f.code.size()));
+  for (const Instruction& ins : f.code) {
+    w.U8(static_cast<uint8_t>(ins.op));
+    w.I32(ins.dst);
+    w.I32(ins.arg);
+    w.I32(ins.index);
+    w.I32(ins.aux);
+    w.U32(static_cast<uint32_t>(ins.operands.size()));
+    for (int32_t o : ins.operands) w.I32(o);
+  }
+}
+
+void WriteSection(Writer& out, uint32_t tag, Writer& payload) {
+  out.U32(tag);
+  out.U64(payload.bytes().size());
+  out.Raw(payload.bytes().data(), payload.bytes().size());
+}
+
+// ---- Reading.
+class Reader {
+ public:
+  Reader(const uint8_t* data, size_t size, const std::string& source, size_t base)
+      : data_(data), size_(size), source_(source), base_(base) {}
+
+  template <typename... Args>
+  [[noreturn]] void Fail(const Args&... args) const {
+    Throw(ErrorCode::kDataLoss, "executable '", source_, "': ", args..., " (at byte ", base_ + pos_, ")");
+  }
+
+  const uint8_t* Take(size_t n, const char* what) {
+    if (n > size_ - pos_) Fail("truncated while reading ", what);
+    const uint8_t* p = data_ + pos_;
+    pos_ += n;
+    return p;
+  }
+  template <typename T>
+  T Scalar(const char* what) {
+    T v;
+    std::memcpy(&v, Take(sizeof(T), what), sizeof(T));
+    return v;
+  }
+  uint8_t U8(const char* what) { return Scalar<uint8_t>(what); }
+  uint32_t U32(const char* what) { return Scalar<uint32_t>(what); }
+  int32_t I32(const char* what) { return Scalar<int32_t>(what); }
+  int64_t I64(const char* what) { return Scalar<int64_t>(what); }
+  uint64_t U64(const char* what) { return Scalar<uint64_t>(what); }
+  double F64(const char* what) { return Scalar<double>(what); }
+  /// A count of items each at least |min_item_bytes| long: bounded by what is left, so that a
+  /// corrupt count cannot make us reserve gigabytes.
+  size_t Count(const char* what, size_t min_item_bytes = 1) {
+    uint32_t n = U32(what);
+    if (static_cast<uint64_t>(n) * min_item_bytes > size_ - pos_) Fail("count of ", what, " (", n, ") exceeds the data left");
+    return n;
+  }
+  std::string Str(const char* what) {
+    size_t n = U32(what);
+    const uint8_t* p = Take(n, what);
+    return std::string(reinterpret_cast<const char*>(p), n);
+  }
+  std::vector<uint8_t> Bytes(const char* what) {
+    uint64_t n = U64(what);
+    if (n > size_ - pos_) Fail("truncated while reading ", what);
+    const uint8_t* p = Take(static_cast<size_t>(n), what);
+    return std::vector<uint8_t>(p, p + n);
+  }
+  bool done() const { return pos_ == size_; }
+  size_t pos() const { return pos_; }
+  const std::string& source() const { return source_; }
+
+ private:
+  const uint8_t* data_;
+  size_t size_;
+  const std::string& source_;
+  size_t base_;
+  size_t pos_ = 0;
+};
+
+Value ReadValue(Reader& r, int depth) {
+  if (depth > kMaxValueDepth) r.Fail("constant nested too deeply");
+  uint8_t kind = r.U8("value kind");
+  switch (static_cast<Value::Kind>(kind)) {
+    case Value::Kind::kNone: return Value();
+    case Value::Kind::kTensor: {
+      uint8_t dtype = r.U8("tensor dtype");
+      if (dtype == 0 || dtype > static_cast<uint8_t>(DType::kBool)) r.Fail("unknown tensor dtype ", int{dtype});
+      size_t ndim = r.Count("tensor dims", 8);
+      std::vector<int64_t> shape(ndim);
+      uint64_t numel = 1;
+      for (int64_t& d : shape) {
+        d = r.I64("tensor dim");
+        if (d < 0 || (d > 0 && numel > (uint64_t{1} << 48) / static_cast<uint64_t>(d))) r.Fail("bad tensor dim ", d);
+        numel *= static_cast<uint64_t>(d);
+      }
+      uint64_t nbytes = r.U64("tensor size");
+      if (nbytes != numel * DTypeBytes(static_cast<DType>(dtype))) r.Fail("tensor size ", nbytes, " does not match its shape");
+      const uint8_t* p = r.Take(static_cast<size_t>(nbytes), "tensor data");
+      return Value(Tensor::FromBytes(std::move(shape), static_cast<DType>(dtype), p, static_cast<size_t>(nbytes)));
+    }
+    case Value::Kind::kTuple: {
+      size_t n = r.Count("tuple fields");
+      std::vector<Value> fields;
+      fields.reserve(n);
+      for (size_t i = 0; i < n; ++i) fields.push_back(ReadValue(r, depth + 1));
+      return Value::Tuple(std::move(fields));
+    }
+    case Value::Kind::kShape: {
+      size_t n = r.Count("shape dims", 8);
+      std::vector<int64_t> dims(n);
+      for (int64_t& d : dims) d = r.I64("shape dim");
+      return Value::Shape(std::move(dims));
+    }
+    case Value::Kind::kInt: return Value::Int(r.I64("int"));
+    case Value::Kind::kFloat: return Value::Float(r.F64("float"));
+    case Value::Kind::kString: return Value::String(r.Str("string"));
+  }
+  r.Fail("unknown value kind ", int{kind});
+}
+
+TypePattern ReadPattern(Reader& r, int depth) {
+  if (depth > kMaxValueDepth) r.Fail("type pattern nested too deeply");
+  TypePattern p;
+  uint8_t kind = r.U8("pattern kind");
+  if (kind > static_cast<uint8_t>(TypePattern::Kind::kPrim)) r.Fail("unknown pattern kind ", int{kind});
+  p.kind = static_cast<TypePattern::Kind>(kind);
+  p.dtype = r.U8("pattern dtype");
+  p.ndim = r.I32("pattern ndim");
+  p.dims_known = r.U8("pattern dims known") != 0;
+  p.dims.resize(r.Count("pattern dims", 5));
+  for (DimPattern& d : p.dims) {
+    uint8_t dk = r.U8("dim kind");
+    if (dk > static_cast<uint8_t>(DimPattern::Kind::kMatch)) r.Fail("unknown dim kind ", int{dk});
+    d.kind = static_cast<DimPattern::Kind>(dk);
+    d.ref = r.I32("dim ref");
+  }
+  size_t nfields = r.Count("pattern fields");
+  for (size_t i = 0; i < nfields; ++i) p.fields.push_back(ReadPattern(r, depth + 1));
+  p.text = r.Str("pattern text");
+  p.context = r.Str("pattern context");
+  return p;
+}
+
+VMFunction ReadFunction(Reader& r) {
+  VMFunction f;
+  f.name = r.Str("function name");
+  f.param_names.resize(r.Count("parameter names", 4));
+  for (std::string& n : f.param_names) n = r.Str("parameter name");
+  f.num_registers = r.I32("register count");
+  f.num_slots = r.I32("slot count");
+  f.slot_names.resize(r.Count("slot names", 4));
+  for (std::string& n : f.slot_names) n = r.Str("slot name");
+  f.shape_exprs.resize(r.Count("shape exprs", 17));
+  for (ShapeExprOp& e : f.shape_exprs) {
+    uint8_t k = r.U8("shape expr kind");
+    if (k > static_cast<uint8_t>(ShapeExprOp::Kind::kMax)) r.Fail("unknown shape expr kind ", int{k});
+    e.kind = static_cast<ShapeExprOp::Kind>(k);
+    e.value = r.I64("shape expr value");
+    e.a = r.I32("shape expr operand");
+    e.b = r.I32("shape expr operand");
+  }
+  size_t npatterns = r.Count("patterns");
+  for (size_t i = 0; i < npatterns; ++i) f.patterns.push_back(ReadPattern(r, 0));
+  f.code.resize(r.Count("instructions", 21));
+  for (Instruction& ins : f.code) {
+    uint8_t op = r.U8("opcode");
+    if (op >= kNumOpcodes) r.Fail("unknown opcode ", int{op});
+    ins.op = static_cast<Opcode>(op);
+    ins.dst = r.I32("instruction dst");
+    ins.arg = r.I32("instruction arg");
+    ins.index = r.I32("instruction index");
+    ins.aux = r.I32("instruction aux");
+    ins.operands.resize(r.Count("operands", 4));
+    for (int32_t& o : ins.operands) o = r.I32("operand");
+  }
+  return f;
+}
+
+void ReadSection(uint32_t tag, Reader& r, Executable& exec) {
+  switch (tag) {
+    case kMeta: exec.backend = r.Str("backend name"); break;
+    case kFunctions: {
+      size_t n = r.Count("functions");
+      for (size_t i = 0; i < n; ++i) exec.functions.push_back(ReadFunction(r));
+      break;
+    }
+    case kConstants: {
+      size_t n = r.Count("constants");
+      for (size_t i = 0; i < n; ++i) exec.constants.push_back(ReadValue(r, 0));
+      break;
+    }
+    case kKernels: {
+      size_t n = r.Count("kernels", 16);
+      for (size_t i = 0; i < n; ++i) {
+        KernelRecord k;
+        k.name = r.Str("kernel name");
+        k.portable = r.Bytes("kernel code");
+        k.aot_symbol = r.Str("kernel symbol");
+        exec.kernels.push_back(std::move(k));
+      }
+      break;
+    }
+    case kExterns: {
+      size_t n = r.Count("extern names", 4);
+      for (size_t i = 0; i < n; ++i) exec.externs.push_back(r.Str("extern name"));
+      break;
+    }
+    default: return;  // an unknown section of this version: skipped
+  }
+  if (!r.done()) r.Fail("section ", tag, " has ", "trailing bytes");
+}
+
+}  // namespace
+
+std::vector<uint8_t> Executable::Serialize() const {
+  Writer meta, funcs, consts, kerns, exts;
+  meta.Str(backend);
+  funcs.U32(static_cast<uint32_t>(functions.size()));
+  for (const VMFunction& f : functions) WriteFunction(funcs, f);
+  consts.U32(static_cast<uint32_t>(constants.size()));
+  for (const Value& v : constants) WriteValue(consts, v);
+  kerns.U32(static_cast<uint32_t>(kernels.size()));
+  for (const KernelRecord& k : kernels) {
+    kerns.Str(k.name);
+    kerns.Bytes(k.portable);
+    kerns.Str(k.aot_symbol);
+  }
+  exts.U32(static_cast<uint32_t>(externs.size()));
+  for (const std::string& e : externs) exts.Str(e);
+
+  Writer out;
+  out.Raw(kMagic, sizeof kMagic);
+  out.U32(format_version);
+  out.U32(5);
+  WriteSection(out, kMeta, meta);
+  WriteSection(out, kFunctions, funcs);
+  WriteSection(out, kConstants, consts);
+  WriteSection(out, kKernels, kerns);
+  WriteSection(out, kExterns, exts);
+  out.U64(Fnv1a64(out.bytes().data(), out.bytes().size()));
+  return std::move(out.bytes());
+}
+
+Executable Executable::Deserialize(const uint8_t* data, size_t size, const std::string& source) {
+  auto fail = [&](const auto&... args) { Throw(ErrorCode::kDataLoss, "executable '", source, "': ", args...); };
+  if (size < sizeof kMagic || std::memcmp(data, kMagic, sizeof kMagic) != 0) {
+    fail("not an rxt executable (bad magic number)");
+  }
+  if (size < kHeaderBytes + kChecksumBytes) fail("truncated (", size, " bytes)");
+  uint32_t version;
+  std::memcpy(&version, data + sizeof kMagic, 4);
+  if (version != kFormatVersion) {
+    fail("format version ", version, " is not supported (this build reads version ", kFormatVersion, ")");
+  }
+  uint64_t stored;
+  std::memcpy(&stored, data + size - kChecksumBytes, kChecksumBytes);
+  if (stored != Fnv1a64(data, size - kChecksumBytes)) fail("checksum mismatch: the file is truncated or corrupt");
+
+  Executable exec;
+  exec.format_version = version;
+  Reader header(data + sizeof kMagic + 4, size - kChecksumBytes - sizeof kMagic - 4, source, sizeof kMagic + 4);
+  uint32_t sections = header.U32("section count");
+  bool seen[6] = {};
+  for (uint32_t i = 0; i < sections; ++i) {
+    uint32_t tag = header.U32("section tag");
+    uint64_t length = header.U64("section length");
+    size_t start = sizeof kMagic + 4 + header.pos();
+    const uint8_t* payload = header.Take(static_cast<size_t>(std::min<uint64_t>(length, SIZE_MAX)), "section");
+    if (tag < 6) {
+      if (seen[tag]) header.Fail("section ", tag, " appears twice");
+      seen[tag] = true;
+    }
+    Reader section(payload, static_cast<size_t>(length), source, start);
+    ReadSection(tag, section, exec);
+  }
+  if (!header.done()) header.Fail("trailing bytes after the sections");
+  for (uint32_t tag = kMeta; tag <= kExterns; ++tag) {
+    if (!seen[tag]) fail("section ", tag, " is missing");
+  }
+  try {
+    exec.Validate();
+  } catch (const Error& e) {
+    fail(e.what());
+  }
+  return exec;
+}
+
+void Executable::Save(const std::string& path) const {
+  std::vector<uint8_t> bytes = Serialize();
+  std::string temp = path + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) Throw(ErrorCode::kInvalidArgument, "executable: cannot write '", temp, "'");
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    out.flush();
+    if (!out) Throw(ErrorCode::kInternal, "executable: writing '", temp, "' failed");
+  }
+  std::error_code ec;
+  std::filesystem::rename(temp, path, ec);
+  if (ec) {
+    std::filesystem::remove(temp);
+    Throw(ErrorCode::kInternal, "executable: cannot rename '", temp, "' to '", path, "': ", ec.message());
+  }
+}
+
+Executable Executable::Load(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) Throw(ErrorCode::kNotFound, "executable '", path, "': cannot open the file");
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return Deserialize(bytes.data(), bytes.size(), path);
+}
+
+}  // namespace rxt

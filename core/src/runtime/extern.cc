@@ -1,0 +1,51 @@
+#include "rxt/runtime/extern.h"
+
+#include "rxt/support/error.h"
+
+namespace rxt {
+
+ExternRegistry& ExternRegistry::Global() {
+  static ExternRegistry* registry = new ExternRegistry();  // never destroyed: used until exit
+  return *registry;
+}
+
+void ExternRegistry::Register(const std::string& name, ExternFunction function, bool replace) {
+  if (name.empty()) Throw(ErrorCode::kInvalidArgument, "extern function: the name must not be empty");
+  if (!function) Throw(ErrorCode::kInvalidArgument, "extern function '", name, "': no callback given");
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!replace && functions_.count(name) != 0) {
+    Throw(ErrorCode::kAlreadyExists, "extern function '", name, "' is already registered");
+  }
+  functions_[name] = std::move(function);
+}
+
+void ExternRegistry::Register(const std::string& name, ExternCallback callback, void* user_data, bool replace) {
+  if (callback == nullptr) Throw(ErrorCode::kInvalidArgument, "extern function '", name, "': no callback given");
+  Register(
+      name,
+      [name, callback, user_data](DLTensor* const* args, int num_args) {
+        int status = callback(args, num_args, user_data);
+        if (status != 0) Throw(ErrorCode::kInternal, "extern function '", name, "' failed with status ", status);
+      },
+      replace);
+}
+
+bool ExternRegistry::Remove(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return functions_.erase(name) != 0;
+}
+
+ExternFunction ExternRegistry::Find(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = functions_.find(name);
+  return it == functions_.end() ? ExternFunction() : it->second;
+}
+
+std::vector<std::string> ExternRegistry::List() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::string> names;
+  for (const auto& [name, f] : functions_) names.push_back(name);
+  return names;
+}
+
+}  // namespace rxt

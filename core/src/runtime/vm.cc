@@ -1,0 +1,322 @@
+// The VM's interpreter loop. Each function has a frame per call depth (registers, symbolic-dim
+// slots, DLTensor argument arrays) created on its first call and reused after, so a steady-state
+// call allocates only the tensors its kernels write.
+#include "rxt/runtime/vm.h"
+
+#include <algorithm>
+
+#include "rxt/runtime/dlpack.h"
+#include "rxt/support/error.h"
+
+namespace rxt {
+namespace {
+
+constexpr int kMaxCallDepth = 256;
+using Clock = std::chrono::steady_clock;
+
+int64_t FloorDiv(int64_t a, int64_t b) {
+  if (b == 0) Throw(ErrorCode::kInvalidArgument, "shape expression divides by zero");
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+int64_t EvalShapeExpr(const VMFunction& f, const std::vector<int64_t>& slots, int32_t index) {
+  const ShapeExprOp& e = f.shape_exprs[index];
+  using K = ShapeExprOp::Kind;
+  if (e.kind == K::kConst) return e.value;
+  if (e.kind == K::kSlot) return slots[e.value];
+  int64_t a = EvalShapeExpr(f, slots, e.a), b = EvalShapeExpr(f, slots, e.b);
+  switch (e.kind) {
+    case K::kAdd: return a + b;
+    case K::kSub: return a - b;
+    case K::kMul: return a * b;
+    case K::kFloorDiv: return FloorDiv(a, b);
+    case K::kFloorMod: return a - FloorDiv(a, b) * b;
+    case K::kMin: return std::min(a, b);
+    case K::kMax: return std::max(a, b);
+    default: return 0;
+  }
+}
+
+bool IsTrue(const Value& v) {
+  if (v.is_int()) return v.int_value() != 0;
+  if (v.is_tensor() && v.tensor().defined() && v.tensor().numel() == 1) return v.tensor().GetAsDouble(0) != 0.0;
+  Throw(ErrorCode::kInvalidArgument, "if: the condition must be a bool scalar, got ", v.Describe());
+}
+
+}  // namespace
+
+struct VirtualMachine::Frame {
+  std::vector<Value> registers;
+  std::vector<int64_t> slots;
+  std::vector<Value> call_args;
+  std::vector<DLTensor> dl_args;
+  std::vector<DLTensor*> dl_pointers;
+  std::vector<int64_t> int_scalars;   // storage of scalar arguments passed as 0-d tensors
+  std::vector<double> float_scalars;
+};
+
+VirtualMachine::VirtualMachine(Executable exec, KernelProvider& provider, const ExternRegistry& externs)
+    : exec_(std::move(exec)) {
+  exec_.Validate();
+  if (!exec_.backend.empty() && exec_.backend != provider.name()) {
+    Throw(ErrorCode::kFailedPrecondition, "vm: the executable was built for backend '", exec_.backend,
+          "', not for '", provider.name(), "'");
+  }
+  for (const KernelRecord& record : exec_.kernels) kernels_.push_back(provider.Load(record));
+  for (const std::string& name : exec_.externs) {
+    ExternFunction f = externs.Find(name);
+    if (!f) Throw(ErrorCode::kNotFound, "vm: extern function '", name, "' is not registered");
+    externs_.push_back(std::move(f));
+  }
+  frames_.resize(exec_.functions.size());
+  instruction_profile_.resize(kNumOpcodes);
+  for (int i = 0; i < kNumOpcodes; ++i) instruction_profile_[i].name = OpcodeName(static_cast<Opcode>(i));
+  for (const KernelRecord& k : exec_.kernels) kernel_profile_.push_back({"kernel " + k.name, 0, 0});
+  for (const std::string& e : exec_.externs) kernel_profile_.push_back({"extern " + e, 0, 0});
+}
+
+VirtualMachine::~VirtualMachine() = default;
+
+void VirtualMachine::SetProfiling(bool on) {
+  profiling_ = on;
+  if (!on) return;
+  for (ProfileRow& r : kernel_profile_) r.calls = r.total_ns = 0;
+  for (ProfileRow& r : instruction_profile_) r.calls = r.total_ns = 0;
+}
+
+Profile VirtualMachine::GetProfile() const {
+  Profile p;
+  auto used = [](const ProfileRow& r) { return r.calls > 0; };
+  auto by_time = [](const ProfileRow& a, const ProfileRow& b) { return a.total_ns > b.total_ns; };
+  std::copy_if(kernel_profile_.begin(), kernel_profile_.end(), std::back_inserter(p.kernels), used);
+  std::copy_if(instruction_profile_.begin(), instruction_profile_.end(), std::back_inserter(p.instructions), used);
+  std::stable_sort(p.kernels.begin(), p.kernels.end(), by_time);
+  std::stable_sort(p.instructions.begin(), p.instructions.end(), by_time);
+  return p;
+}
+
+Value VirtualMachine::Invoke(const std::string& name, const std::vector<Value>& args) {
+  int index = exec_.FindFunction(name);
+  if (index < 0) Throw(ErrorCode::kNotFound, "vm: no function named '", name, "'");
+  return Run(index, args.data(), static_cast<int>(args.size()), 0);
+}
+
+VirtualMachine::Frame& VirtualMachine::AcquireFrame(int function, int depth) {
+  auto& frames = frames_[function];
+  while (static_cast<int>(frames.size()) <= depth) frames.push_back(nullptr);
+  if (frames[depth] == nullptr) {
+    const VMFunction& f = exec_.functions[function];
+    auto frame = std::make_unique<Frame>();
+    size_t max_operands = 0;
+    for (const Instruction& ins : f.code) max_operands = std::max(max_operands, ins.operands.size());
+    frame->registers.resize(f.num_registers);
+    frame->slots.resize(f.num_slots);
+    frame->call_args.resize(max_operands);
+    frame->dl_args.resize(max_operands);
+    frame->dl_pointers.resize(max_operands);
+    frame->int_scalars.resize(max_operands);
+    frame->float_scalars.resize(max_operands);
+    frames[depth] = std::move(frame);
+  }
+  return *frames[depth];
+}
+
+namespace {
+
+// Checks |value| against |p|. Phase 0 checks kinds, dtypes and ranks and binds symbolic dims
+// seen first; phase 1 checks dims derived from bound ones. Returns an empty string when it
+// matches, else what is wrong (for the caller's message).
+std::string MatchPattern(const VMFunction& f, const TypePattern& p, const Value& value, int phase,
+                         std::vector<int64_t>& slots) {
+  switch (p.kind) {
+    case TypePattern::Kind::kAny: return {};
+    case TypePattern::Kind::kPrim:
+      if (phase == 0 && !value.is_int() && !value.is_float() &&
+          !(value.is_tensor() && value.tensor().defined() && value.tensor().ndim() == 0)) {
+        return "not a scalar";
+      }
+      return {};
+    case TypePattern::Kind::kTuple: {
+      if (!value.is_tuple()) return phase == 0 ? "not a tuple" : "";
+      if (value.tuple().size() != p.fields.size()) return StrCat("a tuple of ", value.tuple().size(), " fields");
+      for (size_t i = 0; i < p.fields.size(); ++i) {
+        std::string why = MatchPattern(f, p.fields[i], value.tuple()[i], phase, slots);
+        if (!why.empty()) return StrCat("field ", i, ": ", why);
+      }
+      return {};
+    }
+    case TypePattern::Kind::kShape:
+    case TypePattern::Kind::kTensor: {
+      const std::vector<int64_t>* dims = nullptr;
+      if (p.kind == TypePattern::Kind::kShape) {
+        if (!value.is_shape()) return "not a shape";
+        dims = &value.shape();
+      } else {
+        if (!value.is_tensor() || !value.tensor().defined()) return "not a tensor";
+        const Tensor& t = value.tensor();
+        if (p.dtype != 0 && static_cast<uint8_t>(t.dtype()) != p.dtype) return "wrong dtype";
+        dims = &t.shape();
+      }
+      if (p.ndim >= 0 && static_cast<int32_t>(dims->size()) != p.ndim) return "wrong rank";
+      if (!p.dims_known) return {};
+      for (size_t i = 0; i < p.dims.size(); ++i) {
+        const DimPattern& d = p.dims[i];
+        int64_t actual = (*dims)[i];
+        if (phase == 0 && d.kind == DimPattern::Kind::kBind) slots[d.ref] = actual;
+        if (phase == 1 && d.kind == DimPattern::Kind::kMatch) {
+          int64_t expected = EvalShapeExpr(f, slots, d.ref);
+          if (expected != actual) return StrCat("dim ", i, " should be ", expected);
+        }
+      }
+      return {};
+    }
+  }
+  return "unknown pattern";
+}
+
+}  // namespace
+
+void VirtualMachine::Match(const VMFunction& f, const Instruction& ins, Frame& frame) {
+  const TypePattern& p = f.patterns[ins.index];
+  const Value& value = frame.registers[ins.arg];
+  std::string why = MatchPattern(f, p, value, ins.aux, frame.slots);
+  if (why.empty()) return;
+  std::string detail = (why == "wrong dtype" || why == "wrong rank" || why.rfind("not a", 0) == 0) ? "" : " (" + why + ")";
+  Throw(ErrorCode::kInvalidArgument, f.name, ": ", p.context, ": expected ", p.text, ", got ", value.Describe(), detail);
+}
+
+void VirtualMachine::CallKernelLike(const Instruction& ins, Frame& frame) {
+  bool is_kernel = ins.op == Opcode::kCallKernel;
+  const std::string& name = is_kernel ? exec_.kernels[ins.index].name : exec_.externs[ins.index];
+  int n = static_cast<int>(ins.operands.size());
+  for (int i = 0; i < n; ++i) {
+    const Value& v = frame.registers[ins.operands[i]];
+    DLTensor& dl = frame.dl_args[i];
+    if (v.is_tensor()) {
+      dl = ToDLTensorView(v.tensor());
+    } else if (v.is_int() || v.is_float()) {
+      dl = DLTensor{};
+      dl.device = DLDevice{kDLCPU, 0};
+      dl.ndim = 0;
+      if (v.is_int()) {
+        frame.int_scalars[i] = v.int_value();
+        dl.data = &frame.int_scalars[i];
+        dl.dtype = ToDLDataType(DType::kInt64);
+      } else {
+        frame.float_scalars[i] = v.float_value();
+        dl.data = &frame.float_scalars[i];
+        dl.dtype = ToDLDataType(DType::kFloat64);
+      }
+    } else {
+      Throw(ErrorCode::kInvalidArgument, is_kernel ? "kernel '" : "extern function '", name, "': argument ", i,
+            " must be a tensor or a scalar, got ", v.Describe());
+    }
+    frame.dl_pointers[i] = &dl;
+  }
+  Clock::time_point start;
+  if (profiling_) start = Clock::now();
+  try {
+    if (is_kernel) {
+      kernels_[ins.index]->Call(frame.dl_pointers.data(), n);
+    } else {
+      externs_[ins.index](frame.dl_pointers.data(), n);
+    }
+  } catch (const Error& e) {
+    throw Error(e.code(), StrCat(is_kernel ? "kernel '" : "extern function '", name, "': ", e.what()));
+  } catch (const std::exception& e) {
+    throw Error(ErrorCode::kInternal, StrCat(is_kernel ? "kernel '" : "extern function '", name, "': ", e.what()));
+  }
+  if (profiling_) {
+    ProfileRow& row = kernel_profile_[is_kernel ? ins.index : exec_.kernels.size() + ins.index];
+    row.calls++;
+    row.total_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+  }
+}
+
+Value VirtualMachine::Run(int function, const Value* args, int num_args, int depth) {
+  const VMFunction& f = exec_.functions[function];
+  if (num_args != f.num_params()) {
+    Throw(ErrorCode::kInvalidArgument, f.name, ": expected ", f.num_params(), " argument", f.num_params() == 1 ? "" : "s",
+          ", got ", num_args);
+  }
+  if (depth >= kMaxCallDepth) Throw(ErrorCode::kOutOfRange, f.name, ": calls nested deeper than ", kMaxCallDepth);
+  Frame& frame = AcquireFrame(function, depth);
+  std::vector<Value>& regs = frame.registers;
+  for (int i = 0; i < num_args; ++i) regs[i] = args[i];
+
+  size_t pc = 0;
+  while (true) {
+    if (pc >= f.code.size()) Throw(ErrorCode::kInternal, f.name, ": ran past the end of its code");
+    const Instruction& ins = f.code[pc];
+    Clock::time_point start;
+    if (profiling_) start = Clock::now();
+    size_t next = pc + 1;
+    switch (ins.op) {
+      case Opcode::kMove: regs[ins.dst] = regs[ins.arg]; break;
+      case Opcode::kLoadConst: regs[ins.dst] = exec_.constants[ins.index]; break;
+      case Opcode::kMakeInt: regs[ins.dst] = Value::Int(EvalShapeExpr(f, frame.slots, ins.index)); break;
+      case Opcode::kMakeShape: {
+        std::vector<int64_t> dims(ins.operands.size());
+        for (size_t i = 0; i < dims.size(); ++i) dims[i] = EvalShapeExpr(f, frame.slots, ins.operands[i]);
+        regs[ins.dst] = Value::Shape(std::move(dims));
+        break;
+      }
+      case Opcode::kMakeTuple: {
+        std::vector<Value> fields(ins.operands.size());
+        for (size_t i = 0; i < fields.size(); ++i) fields[i] = regs[ins.operands[i]];
+        regs[ins.dst] = Value::Tuple(std::move(fields));
+        break;
+      }
+      case Opcode::kGetItem: {
+        const Value& t = regs[ins.arg];
+        if (!t.is_tuple() || static_cast<size_t>(ins.index) >= t.tuple().size()) {
+          Throw(ErrorCode::kInvalidArgument, f.name, ": item ", ins.index, " of ", t.Describe(), " does not exist");
+        }
+        Value item = t.tuple()[ins.index];  // copied first: dst may be the tuple's register
+        regs[ins.dst] = std::move(item);
+        break;
+      }
+      case Opcode::kAllocTensor: {
+        std::vector<int64_t> dims(ins.operands.size());
+        for (size_t i = 0; i < dims.size(); ++i) {
+          dims[i] = EvalShapeExpr(f, frame.slots, ins.operands[i]);
+          if (dims[i] < 0) Throw(ErrorCode::kInvalidArgument, f.name, ": output dim ", i, " is negative (", dims[i], ")");
+        }
+        regs[ins.dst] = Value(Tensor::Empty(std::move(dims), static_cast<DType>(ins.index)));
+        break;
+      }
+      case Opcode::kCallKernel:
+      case Opcode::kCallExtern: CallKernelLike(ins, frame); break;
+      case Opcode::kCallFunc: {
+        int n = static_cast<int>(ins.operands.size());
+        for (int i = 0; i < n; ++i) frame.call_args[i] = regs[ins.operands[i]];
+        Value result = Run(ins.index, frame.call_args.data(), n, depth + 1);
+        for (int i = 0; i < n; ++i) frame.call_args[i] = Value();
+        regs[ins.dst] = std::move(result);
+        break;
+      }
+      case Opcode::kMatch: Match(f, ins, frame); break;
+      case Opcode::kJumpIfFalse:
+        if (!IsTrue(regs[ins.arg])) next = ins.index;
+        break;
+      case Opcode::kJump: next = ins.index; break;
+      case Opcode::kReturn: {
+        Value result = regs[ins.arg];
+        for (Value& r : regs) r = Value();  // release intermediates now, not at the next call
+        if (profiling_) {
+          instruction_profile_[static_cast<int>(ins.op)].calls++;
+        }
+        return result;
+      }
+    }
+    if (profiling_) {
+      ProfileRow& row = instruction_profile_[static_cast<int>(ins.op)];
+      row.calls++;
+      row.total_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+    }
+    pc = next;
+  }
+}
+
+}  // namespace rxt

@@ -1,0 +1,63 @@
+// Runtime values and DLPack interop.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "rxt/runtime/dlpack.h"
+#include "rxt/runtime/value.h"
+#include "rxt/support/error.h"
+
+namespace rxt {
+namespace {
+
+TEST(Value, DescribesEachKind) {
+  EXPECT_EQ(Value(Tensor::Empty({2, 784}, DType::kFloat64)).Describe(), "float64 (2, 784)");
+  EXPECT_EQ(Value::Tuple({Value(Tensor::Empty({3}, DType::kFloat32)), Value::Int(4)}).Describe(),
+            "(float32 (3,), 4)");
+  EXPECT_EQ(Value::Shape({2, 3}).Describe(), "shape(2, 3)");
+  EXPECT_EQ(Value::String("a").Describe(), "\"a\"");
+  EXPECT_EQ(Value().Describe(), "none");
+}
+
+TEST(Value, CopiesShareTensorsAndWrongKindThrows) {
+  Value a(Tensor::Empty({4}, DType::kFloat32));
+  Value b = a;
+  EXPECT_EQ(a.tensor().data(), b.tensor().data());
+  EXPECT_THROW(a.int_value(), Error);
+  EXPECT_TRUE(BitwiseEqual(a, b));
+  EXPECT_FALSE(BitwiseEqual(a, Value::Int(1)));
+}
+
+TEST(DLPack, ExportIsZeroCopyAndImportBackToo) {
+  Tensor t = Tensor::FromVector<float>({2, 2}, DType::kFloat32, {1, 2, 3, 4});
+  DLManagedTensor* managed = ToDLPack(t);
+  EXPECT_EQ(managed->dl_tensor.data, t.data());
+  EXPECT_EQ(managed->dl_tensor.ndim, 2);
+  EXPECT_EQ(managed->dl_tensor.shape[1], 2);
+  Tensor back = FromDLPack(managed);  // takes ownership of |managed|
+  EXPECT_EQ(back.data(), t.data());
+  EXPECT_TRUE(back.BitwiseEqual(t));
+}
+
+TEST(DLPack, StridedOrUnalignedImportsCopy) {
+  float data[7] = {0, 1, 2, 3, 4, 5, 6};
+  int64_t shape[2] = {2, 2};
+  int64_t strides[2] = {1, 2};  // column-major view
+  DLTensor dl{};
+  dl.data = data + 1;  // not 64-byte aligned
+  dl.device = {kDLCPU, 0};
+  dl.ndim = 2;
+  dl.dtype = ToDLDataType(DType::kFloat32);
+  dl.shape = shape;
+  dl.strides = strides;
+  Tensor t = CopyFromDLTensor(dl);
+  EXPECT_EQ(t.GetAsDouble(0), 1);
+  EXPECT_EQ(t.GetAsDouble(1), 3);
+  EXPECT_EQ(t.GetAsDouble(2), 2);
+  EXPECT_EQ(t.GetAsDouble(3), 4);
+  DLDataType complex{kDLComplex, 64, 1};
+  EXPECT_THROW(FromDLDataType(complex), Error);
+}
+
+}  // namespace
+}  // namespace rxt
