@@ -3,6 +3,8 @@
 //   rxt show FILE [--passes P1,P2]   parse, optionally transform, print
 //   rxt check FILE                   every diagnostic; exit 1 if any
 //   rxt ops | passes | plugins       what is registered
+//   rxt build FILE -o OUT.rxtx       compile to an executable for the VM
+//   rxt run OUT.rxtx --input x=x.npy run one of its functions on .npy inputs
 //   rxt --version
 //
 // Every failure prints "rxt: error: ..." to stderr and exits 1.
@@ -34,6 +36,8 @@ int Run(int argc, char** argv) {
   rxt::cli::AddOpsCommand(app, result);
   rxt::cli::AddPassesCommand(app, result);
   rxt::cli::AddPluginsCommand(app, result);
+  rxt::cli::AddBuildCommand(app, result);
+  rxt::cli::AddRunCommand(app, result);
 
   // CLI11 would take an unknown command for a stray argument ("A subcommand is required").
   const CLI::App& commands = app;

@@ -44,7 +44,8 @@ extern "C" {
 #endif
 
 /* The plugin ABI version this header describes. Version 1: named items with an opaque callback;
- * the typed callbacks of optimizers, losses, gradient rules and backends come with later
+ * backends describe their kernel functions with rxt_backend_t (below) through the item's
+ * user_data; the typed callbacks of optimizers, losses and gradient rules come with later
  * versions (appended to the tables below). */
 #define RXT_PLUGIN_ABI_VERSION 1
 /* The oldest plugin ABI version a host built from this header still accepts. */
@@ -69,7 +70,7 @@ typedef struct rxt_plugin_item_s {
   const char* name;         /* required, non-empty */
   const char* summary;      /* one line; may be NULL */
   rxt_plugin_fn_t callback; /* may be NULL in ABI version 1 */
-  void* user_data;          /* handed back to the callback by later ABI versions */
+  void* user_data;          /* a backend: its rxt_backend_t (below); otherwise for later versions */
 } rxt_plugin_item_t;
 
 /* The host side of one loaded plugin; pass it back to every host function. */
@@ -111,6 +112,31 @@ typedef struct rxt_plugin_descriptor_s {
   const rxt_plugin_item_t* backends;
   size_t num_backends;
 } rxt_plugin_descriptor_t;
+
+/* A backend's kernel functions. A backend item whose `user_data` is non-NULL points to one of
+ * these (static storage, like the item); a backend item with NULL `user_data` is known by name
+ * only and cannot run kernels. The host checks `struct_size` and that `name` equals the item's.
+ *
+ * Every callback is called with `state` and must not let a C++ exception escape. On failure it
+ * writes a NUL-terminated message (without the backend's or kernel's name: the host adds them)
+ * into `error` (`error_size` bytes, at least 1). Kernels may be called from several threads,
+ * one call per handle at a time. */
+typedef struct rxt_backend_s {
+  size_t struct_size; /* sizeof(rxt_backend_t) */
+  const char* name;   /* the backend item's name, e.g. "reference" */
+  void* state;        /* handed back to every callback; may be NULL */
+  /* Loads the kernel |kernel_name| from |size| bytes in the portable kernel format
+   * (rxt/kernel_format.h). Returns an opaque handle, or NULL after writing |error|. */
+  void* (*load_kernel)(void* state, const char* kernel_name, const uint8_t* bytes, size_t size,
+                       char* error, size_t error_size);
+  /* Runs a loaded kernel. |args| holds |num_args| pointers to DLTensor (dlpack/dlpack.h): the
+   * kernel's parameters in order, outputs last, a scalar parameter as a 0-d int64 or float64
+   * tensor. Returns RXT_OK, or another code after writing |error|. */
+  rxt_code_t (*call_kernel)(void* state, void* kernel, void* const* args, int num_args, char* error,
+                            size_t error_size);
+  /* Frees a handle returned by load_kernel. */
+  void (*free_kernel)(void* state, void* kernel);
+} rxt_backend_t;
 
 typedef const rxt_plugin_descriptor_t* (*rxt_plugin_entry_fn_t)(uint32_t host_abi_version,
                                                                 const rxt_host_api_t* host_api);

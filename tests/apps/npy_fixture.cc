@@ -1,0 +1,105 @@
+// Test helper of the `rxt build` / `rxt run` tests (no Python needed):
+//   rxt_npy_fixture write DIR         my_module's inputs (seeded), the plain C++ result
+//                                     (expected.npy) and malformed .npy files
+//   rxt_npy_fixture compare A B       exit 0 if A and B have the same dtype and shape and
+//                                     float32 values within 1e-5
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <string>
+
+#include "npy.h"
+#include "rxt/support/error.h"
+
+namespace {
+
+using rxt::DType;
+using rxt::Tensor;
+
+Tensor Random(std::vector<int64_t> shape, std::mt19937& rng) {
+  Tensor t = Tensor::Empty(std::move(shape), DType::kFloat32);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data_as<float>()[i] = dist(rng);
+  return t;
+}
+
+// y[0, j] = sum_k x[0, k] * w[j, k] + b[j] (relu if asked), in the kernel's order.
+Tensor Linear(const Tensor& x, const Tensor& w, const Tensor& b, bool relu) {
+  int64_t n = w.shape()[0], m = w.shape()[1];
+  Tensor y = Tensor::Empty({1, n}, DType::kFloat32);
+  for (int64_t j = 0; j < n; ++j) {
+    float acc = 0;
+    for (int64_t k = 0; k < m; ++k) acc = acc + x.data_as<float>()[k] * w.data_as<float>()[j * m + k];
+    float v = acc + b.data_as<float>()[j];
+    y.data_as<float>()[j] = relu ? std::max(v, 0.0f) : v;
+  }
+  return y;
+}
+
+void WriteBytes(const std::filesystem::path& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// A valid file's bytes with the first |from| in its header replaced by |to| (same length, so
+// the header length stays right).
+std::string Patched(std::string bytes, const std::string& from, const std::string& to) {
+  size_t at = bytes.find(from);
+  if (at == std::string::npos || from.size() != to.size()) throw std::runtime_error("cannot patch " + from);
+  bytes.replace(at, from.size(), to);
+  return bytes;
+}
+
+void Write(const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  std::mt19937 rng(17);
+  Tensor x = Random({1, 20}, rng), w0 = Random({16, 20}, rng), b0 = Random({16}, rng);
+  Tensor w1 = Random({4, 16}, rng), b1 = Random({4}, rng);
+  for (auto [name, t] : {std::pair{"x", &x}, {"w0", &w0}, {"b0", &b0}, {"w1", &w1}, {"b1", &b1}}) {
+    rxt::cli::WriteNpy((dir / (std::string(name) + ".npy")).string(), *t);
+  }
+  rxt::cli::WriteNpy((dir / "expected.npy").string(), Linear(Linear(x, w0, b0, true), w1, b1, false));
+
+  std::string good = rxt::cli::SerializeNpy(x);
+  WriteBytes(dir / "fortran.npy", Patched(good, "'fortran_order': False", "'fortran_order': True "));
+  WriteBytes(dir / "big_endian.npy", Patched(good, "'<f4'", "'>f4'"));
+  WriteBytes(dir / "float16.npy", Patched(good, "'<f4'", "'<f2'"));
+  WriteBytes(dir / "bad_header.npy", Patched(good, "'shape': (", "'shape': ["));
+  WriteBytes(dir / "truncated.npy", good.substr(0, good.size() - 3));
+  WriteBytes(dir / "not_npy.npy", "just some text\n");
+  WriteBytes(dir / "corrupt.rxtx", "RXTX but not really an executable\n");
+}
+
+int Compare(const std::string& a_path, const std::string& b_path) {
+  Tensor a = rxt::cli::ReadNpy(a_path), b = rxt::cli::ReadNpy(b_path);
+  if (a.dtype() != b.dtype() || a.shape() != b.shape() || a.dtype() != DType::kFloat32) {
+    std::cerr << "dtype or shape differ (or not float32)\n";
+    return 1;
+  }
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    if (!(std::fabs(a.data_as<float>()[i] - b.data_as<float>()[i]) <= 1e-5f)) {
+      std::cerr << "element " << i << ": " << a.data_as<float>()[i] << " vs " << b.data_as<float>()[i] << "\n";
+      return 1;
+    }
+  }
+  std::cout << a.numel() << " elements match\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    if (argc == 3 && std::strcmp(argv[1], "write") == 0) {
+      Write(argv[2]);
+      return 0;
+    }
+    if (argc == 4 && std::strcmp(argv[1], "compare") == 0) return Compare(argv[2], argv[3]);
+    std::cerr << "usage: rxt_npy_fixture write DIR | compare A.npy B.npy\n";
+  } catch (const std::exception& e) {
+    std::cerr << "rxt_npy_fixture: " << e.what() << "\n";
+  }
+  return 2;
+}
