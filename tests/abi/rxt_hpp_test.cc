@@ -108,4 +108,51 @@ TEST(RxtHppTest, Plugins) {
   EXPECT_EQ(optimizers[0].summary, "Adam (test).");
 }
 
+int Negate(DLTensor** args, int num_args, void*) {
+  if (num_args != 2) return 1;
+  for (int64_t i = 0; i < args[0]->shape[0]; ++i) {
+    static_cast<float*>(args[1]->data)[i] = -static_cast<const float*>(args[0]->data)[i];
+  }
+  return 0;
+}
+
+TEST(RxtHppTest, ExecutablesAndVm) {
+  rxt::abi::RegisterExtern("hpp.negate", Negate, nullptr, /*replace=*/true);
+  rxt::abi::Module module = rxt::abi::Module::Parse(R"(
+def @both(%x: Tensor((n,), float32)) -> Tuple(Tensor((n,), float32), Tensor((n,), float32)) {
+  %y = call_extern("hpp.negate", (%x,), out_sinfo=Tensor((n,), float32))
+  %t: Tuple(Tensor((n,), float32), Tensor((n,), float32)) = (%x, %y)
+  return %t
+})");
+  rxt::abi::Executable exec = rxt::abi::Executable::Build(module);
+  EXPECT_EQ(exec.Backend(), "reference");
+  rxt::abi::Executable shared = exec.Share();
+  rxt::abi::Vm vm(shared);
+  vm.SetProfiling(true);
+
+  float data[3] = {1.0f, -2.0f, 3.0f};
+  int64_t shape[1] = {3};
+  DLManagedTensor input{};
+  input.dl_tensor.data = data;
+  input.dl_tensor.device = {kDLCPU, 0};
+  input.dl_tensor.ndim = 1;
+  input.dl_tensor.dtype = {kDLFloat, 32, 1};
+  input.dl_tensor.shape = shape;
+  // Two outputs: Invoke grows its output array when the first try has too few.
+  std::vector<rxt::abi::ManagedTensor> outputs = vm.Invoke("both", {&input});
+  ASSERT_EQ(outputs.size(), 2u);
+  EXPECT_EQ(static_cast<float*>(outputs[0]->dl_tensor.data)[1], -2.0f);
+  EXPECT_EQ(static_cast<float*>(outputs[1]->dl_tensor.data)[2], -3.0f);
+  EXPECT_NE(vm.Profile().find("hpp.negate"), std::string::npos) << vm.Profile();
+
+  try {
+    vm.Invoke("both", {});
+    FAIL() << "a call without arguments succeeded";
+  } catch (const rxt::abi::Error& e) {
+    EXPECT_EQ(e.code(), RXT_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(e.what()).find("both: expected 1 argument"), std::string::npos) << e.what();
+  }
+  rxt::abi::RemoveExtern("hpp.negate");
+}
+
 }  // namespace

@@ -15,6 +15,7 @@
 #ifndef RXT_RXT_H_
 #define RXT_RXT_H_
 
+#include <dlpack/dlpack.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -190,6 +191,68 @@ RXT_API rxt_status_t rxt_plugins_list(rxt_plugin_visitor_t visit, void* user_dat
 /* Every registered item of |kind| (name, summary), sorted by name. */
 RXT_API rxt_status_t rxt_plugin_items_list(rxt_plugin_item_kind_t kind, rxt_name_visitor_t visit,
                                            void* user_data);
+
+/* ---- Executables --------------------------------------------------------------------------- */
+
+/* VM bytecode of a module's functions, with their kernels; built for one backend. */
+typedef struct rxt_executable_s rxt_executable_t;
+
+/* Compiles every function of |module| for the backend |backend| (NULL: "reference"), running
+ * LegalizeOps first so that remaining op calls become kernels. |module| is unchanged.
+ * |*out_executable| must be released by the caller. */
+RXT_API rxt_status_t rxt_executable_build(const rxt_module_t* module, const char* backend,
+                                          rxt_executable_t** out_executable);
+/* Writes |executable| to |path| (.rxtx). */
+RXT_API rxt_status_t rxt_executable_save(const rxt_executable_t* executable, const char* path);
+/* Reads an executable; RXT_DATA_LOSS naming the file and the problem for a corrupt one,
+ * RXT_NOT_FOUND (or the I/O error) for a missing one. */
+RXT_API rxt_status_t rxt_executable_load(const char* path, rxt_executable_t** out_executable);
+/* The backend it was built for ("" = any). Valid while |executable| lives. */
+RXT_API const char* rxt_executable_backend(const rxt_executable_t* executable);
+RXT_API rxt_executable_t* rxt_executable_retain(rxt_executable_t* executable);
+RXT_API void rxt_executable_release(rxt_executable_t* executable);
+
+/* ---- External functions (called by `call_extern` in the IR) -------------------------------- */
+
+/* Destination-passing style: |args| are the inputs then the (allocated) outputs, CPU tensors.
+ * Return 0 on success; any other value fails the call with a status naming the function. */
+typedef int (*rxt_extern_callback_t)(DLTensor** args, int num_args, void* user_data);
+
+/* Registers |name| in the process-wide registry; a VM resolves its extern functions when it is
+ * created, so register them before rxt_vm_create. RXT_ALREADY_EXISTS unless |replace| is
+ * non-zero. |user_data| must stay valid as long as the function can be called. */
+RXT_API rxt_status_t rxt_extern_register(const char* name, rxt_extern_callback_t callback, void* user_data,
+                                         int replace);
+/* RXT_NOT_FOUND if |name| is not registered. VMs created before keep their copy. */
+RXT_API rxt_status_t rxt_extern_remove(const char* name);
+
+/* ---- Virtual machine ----------------------------------------------------------------------- */
+
+typedef struct rxt_vm_s rxt_vm_t;
+
+/* A VM running |executable| with the kernels of the backend |backend| (NULL: the executable's
+ * backend, or "reference" if it has none). The backend comes from a loaded plugin
+ * (rxt_plugin_load); if none provides it, the plugin search path is loaded first
+ * (rxt_plugins_load_search_path). RXT_NOT_FOUND for an unknown backend or an extern function
+ * that is not registered; RXT_FAILED_PRECONDITION for an executable built for another backend. */
+RXT_API rxt_status_t rxt_vm_create(const rxt_executable_t* executable, const char* backend, rxt_vm_t** out_vm);
+RXT_API rxt_vm_t* rxt_vm_retain(rxt_vm_t* vm);
+RXT_API void rxt_vm_release(rxt_vm_t* vm);
+
+/* Calls |function| with |num_inputs| CPU tensors (borrowed: copied, never deleted). The results
+ * go to |outputs[0..*out_num_outputs)|: one tensor, or one per field of a returned tuple
+ * (nested tuples flattened in order). The caller owns each output and calls its deleter.
+ * If |capacity| is too small nothing is returned: RXT_OUT_OF_RANGE, and *out_num_outputs (if not
+ * NULL) says how many are needed. Errors (RXT_INVALID_ARGUMENT) name the function, the argument
+ * and what was expected vs given: wrong arity, dtype, shape or device. RXT_NOT_FOUND for an
+ * unknown function. Not thread-safe: one call at a time per VM. */
+RXT_API rxt_status_t rxt_vm_invoke(rxt_vm_t* vm, const char* function, DLManagedTensor* const* inputs,
+                                   size_t num_inputs, DLManagedTensor** outputs, size_t capacity,
+                                   size_t* out_num_outputs);
+/* Starts (non-zero; resets the profile) or stops collecting a profile of kernels and externs. */
+RXT_API rxt_status_t rxt_vm_set_profiling(rxt_vm_t* vm, int on);
+/* The profile as a text table; free |*out_text| with rxt_string_free. */
+RXT_API rxt_status_t rxt_vm_profile(const rxt_vm_t* vm, char** out_text);
 
 #ifdef __cplusplus
 } /* extern "C" */

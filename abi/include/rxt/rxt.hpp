@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <exception>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -228,5 +229,113 @@ inline std::vector<NamedItem> ListPluginItems(rxt_plugin_item_kind_t kind) {
   Check(rxt_plugin_items_list(kind, &detail::NamedItemCollector::Visit, &collector));
   return collector.Take();
 }
+
+/// Deletes a DLManagedTensor through its own deleter.
+struct ManagedTensorDeleter {
+  void operator()(DLManagedTensor* tensor) const {
+    if (tensor != nullptr && tensor->deleter != nullptr) tensor->deleter(tensor);
+  }
+};
+/// A tensor the VM handed out, owned.
+using ManagedTensor = std::unique_ptr<DLManagedTensor, ManagedTensorDeleter>;
+
+namespace detail {
+
+/// A move-only owner of one reference of a C handle.
+template <typename T, T* (*Retain)(T*), void (*Release)(T*)>
+class Handle {
+ public:
+  Handle() = default;
+  explicit Handle(T* handle) : handle_(handle) {}
+  Handle(Handle&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  Handle& operator=(Handle&& other) noexcept {
+    if (this != &other) {
+      Release(handle_);
+      handle_ = std::exchange(other.handle_, nullptr);
+    }
+    return *this;
+  }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  ~Handle() { Release(handle_); }
+
+  T* get() const { return handle_; }
+  /// Gives up ownership: the caller must release the returned handle.
+  T* release() { return std::exchange(handle_, nullptr); }
+  explicit operator bool() const { return handle_ != nullptr; }
+
+ protected:
+  T* Retained() const { return Retain(handle_); }
+  T* handle_ = nullptr;
+};
+
+}  // namespace detail
+
+/// An executable handle (VM bytecode built for one backend). Move-only.
+class Executable : public detail::Handle<rxt_executable_t, rxt_executable_retain, rxt_executable_release> {
+ public:
+  Executable() = default;
+  static Executable Adopt(rxt_executable_t* handle) { return Executable(handle); }
+  /// Legalizes and compiles |module| for |backend|.
+  static Executable Build(const Module& module, const std::string& backend = "reference") {
+    rxt_executable_t* handle = nullptr;
+    Check(rxt_executable_build(module.get(), backend.c_str(), &handle));
+    return Executable(handle);
+  }
+  static Executable Load(const std::string& path) {
+    rxt_executable_t* handle = nullptr;
+    Check(rxt_executable_load(path.c_str(), &handle));
+    return Executable(handle);
+  }
+  void Save(const std::string& path) const { Check(rxt_executable_save(get(), path.c_str())); }
+  std::string Backend() const { return rxt_executable_backend(get()); }
+  /// A second handle to the same executable.
+  Executable Share() const { return Executable(Retained()); }
+
+ private:
+  explicit Executable(rxt_executable_t* handle) : Handle(handle) {}
+};
+
+/// A virtual machine over an executable. Move-only; one call at a time.
+class Vm : public detail::Handle<rxt_vm_t, rxt_vm_retain, rxt_vm_release> {
+ public:
+  Vm() = default;
+  /// |backend| empty: the executable's (or "reference").
+  explicit Vm(const Executable& executable, const std::string& backend = "") {
+    Check(rxt_vm_create(executable.get(), backend.empty() ? nullptr : backend.c_str(), &handle_));
+  }
+
+  /// Calls |function| with borrowed inputs; one output per tensor of the result (a tuple gives
+  /// several).
+  std::vector<ManagedTensor> Invoke(const std::string& function, const std::vector<DLManagedTensor*>& inputs) {
+    std::vector<DLManagedTensor*> outputs(1, nullptr);
+    size_t count = 0;
+    rxt_status_t status =
+        rxt_vm_invoke(handle_, function.c_str(), inputs.data(), inputs.size(), outputs.data(), outputs.size(), &count);
+    if (status != nullptr && rxt_status_code(status) == RXT_OUT_OF_RANGE && count > outputs.size()) {
+      rxt_status_free(status);
+      outputs.assign(count, nullptr);
+      status = rxt_vm_invoke(handle_, function.c_str(), inputs.data(), inputs.size(), outputs.data(), outputs.size(),
+                             &count);
+    }
+    Check(status);
+    std::vector<ManagedTensor> results;
+    for (size_t i = 0; i < count; ++i) results.emplace_back(outputs[i]);
+    return results;
+  }
+  void SetProfiling(bool on) { Check(rxt_vm_set_profiling(handle_, on ? 1 : 0)); }
+  std::string Profile() const {
+    char* text = nullptr;
+    Check(rxt_vm_profile(handle_, &text));
+    return TakeString(text);
+  }
+};
+
+/// Registers a C callback as an external function (see rxt_extern_register).
+inline void RegisterExtern(const std::string& name, rxt_extern_callback_t callback, void* user_data = nullptr,
+                           bool replace = false) {
+  Check(rxt_extern_register(name.c_str(), callback, user_data, replace ? 1 : 0));
+}
+inline void RemoveExtern(const std::string& name) { Check(rxt_extern_remove(name.c_str())); }
 
 }  // namespace rxt::abi

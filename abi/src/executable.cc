@@ -1,0 +1,68 @@
+// Executables across the ABI: build (legalize + compile), save, load, reference counting.
+#include <algorithm>
+
+#include "runtime_handles.h"
+#include "rxt/exec/vm_compiler.h"
+#include "rxt/transform/passes.h"
+
+namespace {
+
+bool HasLegalizeOps() {
+  std::vector<rxt::PassInfo> passes = rxt::ListPasses();
+  return std::any_of(passes.begin(), passes.end(), [](const rxt::PassInfo& p) { return p.name == "LegalizeOps"; });
+}
+
+rxt_executable_t* WrapExecutable(rxt::Executable executable) {
+  auto* handle = new rxt_executable_s();
+  handle->executable = std::move(executable);
+  return handle;
+}
+
+}  // namespace
+
+extern "C" {
+
+rxt_status_t rxt_executable_build(const rxt_module_t* module, const char* backend, rxt_executable_t** out_executable) {
+  RXT_API_BEGIN();
+  RXT_CHECK_ARG(module);
+  RXT_CHECK_ARG(out_executable);
+  rxt::IRModule legal = rxt::abi_impl::Unwrap(module);
+  // Legalizing a module without op calls changes nothing, so it always runs (as `rxt build`).
+  if (HasLegalizeOps()) legal = rxt::RunPasses(std::move(legal), {"LegalizeOps"});
+  rxt::Executable exec = rxt::CompileToExecutable(legal, {.backend = backend != nullptr ? backend : "reference"});
+  *out_executable = WrapExecutable(std::move(exec));
+  RXT_API_END();
+}
+
+rxt_status_t rxt_executable_save(const rxt_executable_t* executable, const char* path) {
+  RXT_API_BEGIN();
+  RXT_CHECK_ARG(executable);
+  RXT_CHECK_ARG(path);
+  executable->executable.Save(path);
+  RXT_API_END();
+}
+
+rxt_status_t rxt_executable_load(const char* path, rxt_executable_t** out_executable) {
+  RXT_API_BEGIN();
+  RXT_CHECK_ARG(path);
+  RXT_CHECK_ARG(out_executable);
+  *out_executable = WrapExecutable(rxt::Executable::Load(path));
+  RXT_API_END();
+}
+
+const char* rxt_executable_backend(const rxt_executable_t* executable) {
+  return executable != nullptr ? executable->executable.backend.c_str() : "";
+}
+
+rxt_executable_t* rxt_executable_retain(rxt_executable_t* executable) {
+  if (executable != nullptr) executable->references.fetch_add(1, std::memory_order_relaxed);
+  return executable;
+}
+
+void rxt_executable_release(rxt_executable_t* executable) {
+  if (executable != nullptr && executable->references.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    delete executable;
+  }
+}
+
+}  // extern "C"

@@ -1,0 +1,122 @@
+// The VM across the ABI: create from an executable and a backend, invoke with DLPack tensors,
+// profile.
+#include "runtime_handles.h"
+#include "rxt/runtime/dlpack.h"
+
+namespace {
+
+rxt::PluginKernelProvider FindBackend(const std::string& name) {
+  rxt::PluginHost& host = rxt::PluginHost::Global();
+  try {
+    return rxt::PluginKernelProvider::Find(name, host);
+  } catch (const rxt::Error& e) {
+    if (e.code() != rxt::ErrorCode::kNotFound) throw;
+  }
+  // Not among the loaded plugins: try the search path (its failures matter only if the backend
+  // is still missing, and then Find's message says what is loaded).
+  host.LoadSearchPath();
+  return rxt::PluginKernelProvider::Find(name, host);
+}
+
+rxt::Value ToArgument(const std::string& function, size_t index, const DLManagedTensor* input) {
+  if (input == nullptr) {
+    rxt::Throw(rxt::ErrorCode::kInvalidArgument, function, ": argument ", index, " is NULL");
+  }
+  const DLTensor& dl = input->dl_tensor;
+  if (dl.device.device_type != kDLCPU) {
+    rxt::Throw(rxt::ErrorCode::kInvalidArgument, function, ": argument ", index,
+               ": expected a CPU tensor (device type ", static_cast<int>(kDLCPU), "), got device type ",
+               static_cast<int>(dl.device.device_type));
+  }
+  try {
+    return rxt::Value(rxt::CopyFromDLTensor(dl));
+  } catch (const rxt::Error& e) {
+    rxt::Throw(e.code(), function, ": argument ", index, ": ", e.what());
+  }
+}
+
+void Flatten(const rxt::Value& value, const std::string& function, std::vector<rxt::Tensor>& tensors) {
+  if (value.is_tensor()) {
+    tensors.push_back(value.tensor());
+  } else if (value.is_tuple()) {
+    for (const rxt::Value& field : value.tuple()) Flatten(field, function, tensors);
+  } else {
+    rxt::Throw(rxt::ErrorCode::kUnimplemented, function, " returned ", value.Describe(),
+               ": only tensors and tuples of tensors cross the C ABI");
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+rxt_status_t rxt_vm_create(const rxt_executable_t* executable, const char* backend, rxt_vm_t** out_vm) {
+  RXT_API_BEGIN();
+  RXT_CHECK_ARG(executable);
+  RXT_CHECK_ARG(out_vm);
+  const rxt::Executable& exec = executable->executable;
+  std::string name = backend != nullptr ? backend : !exec.backend.empty() ? exec.backend : "reference";
+  auto handle = std::make_unique<rxt_vm_s>();
+  handle->provider = std::make_unique<rxt::PluginKernelProvider>(FindBackend(name));
+  handle->vm = std::make_unique<rxt::VirtualMachine>(exec, *handle->provider);
+  *out_vm = handle.release();
+  RXT_API_END();
+}
+
+rxt_vm_t* rxt_vm_retain(rxt_vm_t* vm) {
+  if (vm != nullptr) vm->references.fetch_add(1, std::memory_order_relaxed);
+  return vm;
+}
+
+void rxt_vm_release(rxt_vm_t* vm) {
+  if (vm != nullptr && vm->references.fetch_sub(1, std::memory_order_acq_rel) == 1) delete vm;
+}
+
+rxt_status_t rxt_vm_invoke(rxt_vm_t* vm, const char* function, DLManagedTensor* const* inputs, size_t num_inputs,
+                           DLManagedTensor** outputs, size_t capacity, size_t* out_num_outputs) {
+  RXT_API_BEGIN();
+  RXT_CHECK_ARG(vm);
+  RXT_CHECK_ARG(function);
+  if (num_inputs > 0) RXT_CHECK_ARG(inputs);
+  if (capacity > 0) RXT_CHECK_ARG(outputs);
+  std::vector<rxt::Value> args;
+  args.reserve(num_inputs);
+  for (size_t i = 0; i < num_inputs; ++i) args.push_back(ToArgument(function, i, inputs[i]));
+
+  std::vector<rxt::Tensor> results;
+  Flatten(vm->vm->Invoke(function, args), function, results);
+  if (out_num_outputs != nullptr) *out_num_outputs = results.size();
+  if (results.size() > capacity) {
+    rxt::Throw(rxt::ErrorCode::kOutOfRange, function, " returned ", results.size(), " tensor",
+               results.size() == 1 ? "" : "s", ", more than the ", capacity, " outputs given");
+  }
+  // Copies: a result may share storage with a constant or an input the caller must not change.
+  std::vector<DLManagedTensor*> handed_out;
+  try {
+    for (const rxt::Tensor& tensor : results) {
+      handed_out.push_back(rxt::ToDLPack(rxt::CopyFromDLTensor(rxt::ToDLTensorView(tensor))));
+    }
+  } catch (...) {
+    for (DLManagedTensor* managed : handed_out) managed->deleter(managed);
+    throw;
+  }
+  for (size_t i = 0; i < handed_out.size(); ++i) outputs[i] = handed_out[i];
+  RXT_API_END();
+}
+
+rxt_status_t rxt_vm_set_profiling(rxt_vm_t* vm, int on) {
+  RXT_API_BEGIN();
+  RXT_CHECK_ARG(vm);
+  vm->vm->SetProfiling(on != 0);
+  RXT_API_END();
+}
+
+rxt_status_t rxt_vm_profile(const rxt_vm_t* vm, char** out_text) {
+  RXT_API_BEGIN();
+  RXT_CHECK_ARG(vm);
+  RXT_CHECK_ARG(out_text);
+  *out_text = rxt::abi_impl::CopyString(vm->vm->GetProfile().Format());
+  RXT_API_END();
+}
+
+}  // extern "C"
