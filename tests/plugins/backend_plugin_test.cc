@@ -13,6 +13,7 @@
 #include "rxt/plugin/plugin_kernel_provider.h"
 #include "rxt/runtime/dlpack.h"
 #include "rxt/runtime/vm.h"
+#include "test_util/seed_mlp_reference.h"
 
 namespace rxt {
 namespace {
@@ -24,25 +25,8 @@ Executable CompileMyModule() {
   return CompileToExecutable(ParseModule(text.str(), "my_module.rxt"), {.backend = "reference"});
 }
 
-Tensor RandomTensor(std::vector<int64_t> shape, std::mt19937& rng) {
-  Tensor t = Tensor::Empty(std::move(shape), DType::kFloat32);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (int64_t i = 0; i < t.numel(); ++i) t.data_as<float>()[i] = dist(rng);
-  return t;
-}
-
-// y[j] = sum_k x[k] * w[j, k] + b[j], accumulated in the kernel's order; relu if asked.
-std::vector<float> Linear(const std::vector<float>& x, const Tensor& w, const Tensor& b, bool relu) {
-  int64_t n = w.shape()[0], m = w.shape()[1];
-  std::vector<float> y(n);
-  for (int64_t j = 0; j < n; ++j) {
-    float acc = 0;
-    for (int64_t k = 0; k < m; ++k) acc = acc + x[k] * w.data_as<float>()[j * m + k];
-    y[j] = acc + b.data_as<float>()[j];
-    if (relu) y[j] = std::max(y[j], 0.0f);
-  }
-  return y;
-}
+using test::Linear;
+using test::RandomTensor;
 
 std::string ErrorOf(const std::function<void()>& f, ErrorCode expected_code) {
   try {
