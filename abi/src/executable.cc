@@ -1,16 +1,8 @@
 // Executables across the ABI: build (legalize + compile), save, load, reference counting.
-#include <algorithm>
-
 #include "runtime_handles.h"
-#include "rxt/exec/vm_compiler.h"
-#include "rxt/transform/passes.h"
+#include "rxt/exec/build.h"
 
 namespace {
-
-bool HasLegalizeOps() {
-  std::vector<rxt::PassInfo> passes = rxt::ListPasses();
-  return std::any_of(passes.begin(), passes.end(), [](const rxt::PassInfo& p) { return p.name == "LegalizeOps"; });
-}
 
 rxt_executable_t* WrapExecutable(rxt::Executable executable) {
   auto* handle = new rxt_executable_s();
@@ -26,10 +18,8 @@ rxt_status_t rxt_executable_build(const rxt_module_t* module, const char* backen
   RXT_API_BEGIN();
   RXT_CHECK_ARG(module);
   RXT_CHECK_ARG(out_executable);
-  rxt::IRModule legal = rxt::abi_impl::Unwrap(module);
-  // Legalizing a module without op calls changes nothing, so it always runs (as `rxt build`).
-  if (HasLegalizeOps()) legal = rxt::RunPasses(std::move(legal), {"LegalizeOps"});
-  rxt::Executable exec = rxt::CompileToExecutable(legal, {.backend = backend != nullptr ? backend : "reference"});
+  rxt::Executable exec =
+      rxt::Build(rxt::abi_impl::Unwrap(module), {.backend = backend != nullptr ? backend : "reference"});
   *out_executable = WrapExecutable(std::move(exec));
   RXT_API_END();
 }

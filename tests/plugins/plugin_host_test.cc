@@ -11,6 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "rxt/runtime/dlpack.h"
+#include "rxt/runtime/extern.h"
+#include "rxt/runtime/thread_pool.h"
+
 namespace rxt {
 namespace {
 
@@ -267,4 +271,35 @@ TEST(PluginItemKindTest, HasNames) {
 }
 
 }  // namespace
+TEST_F(PluginHostTest, RegistersExternFunctionsAndHandsOverTheThreadPool) {
+  host_.Load(kFixtures + "/externs/test_extern.so");
+  ExternFunction twice = ExternRegistry::Global().Find("test.double");
+  ASSERT_TRUE(twice);
+  Tensor x = Tensor::FromVector<float>({3}, DType::kFloat32, {1, 2, -4});
+  Tensor y = Tensor::Empty({3}, DType::kFloat32);
+  DLTensor views[2] = {ToDLTensorView(x), ToDLTensorView(y)};
+  DLTensor* args[2] = {&views[0], &views[1]};
+  twice(args, 2);
+  EXPECT_EQ(y.data_as<float>()[2], -8.0f);
+  // A failure comes back as an error with the plugin's message.
+  try {
+    twice(args, 1);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("takes 2 arguments, got 1"), std::string::npos) << e.what();
+  }
+  Tensor threads = Tensor::Empty({}, DType::kInt64);
+  DLTensor view = ToDLTensorView(threads);
+  DLTensor* out[1] = {&view};
+  ExternRegistry::Global().Find("test.num_threads")(out, 1);
+  EXPECT_EQ(threads.data_as<int64_t>()[0], ThreadPool::Global().num_threads());
+}
+
+TEST_F(PluginHostTest, AnExternRegisteredTwiceFailsTheWholeLoad) {
+  ExpectLoadError(kFixtures + "/externs/test_duplicate_extern.so", ErrorCode::kAlreadyExists,
+                  "registers extern function 'test.dup' twice");
+  EXPECT_FALSE(ExternRegistry::Global().Find("test.dup"));
+  EXPECT_TRUE(host_.Plugins().empty());
+}
+
 }  // namespace rxt

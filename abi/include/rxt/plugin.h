@@ -37,7 +37,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rxt/rxt.h" /* rxt_code_t, rxt_plugin_item_kind_t (declarations only: link nothing) */
+#include "rxt/compiled_kernel.h" /* rxt_kernel_runtime_t */
+#include "rxt/rxt.h"             /* rxt_code_t, rxt_plugin_item_kind_t (declarations only: link nothing) */
 
 #ifdef __cplusplus
 extern "C" {
@@ -91,6 +92,20 @@ typedef struct rxt_host_api_s {
   rxt_code_t (*register_loss)(rxt_host_t* host, const rxt_plugin_item_t* item);
   rxt_code_t (*register_gradient)(rxt_host_t* host, const rxt_plugin_item_t* item);
   rxt_code_t (*register_backend)(rxt_host_t* host, const rxt_plugin_item_t* item);
+  /* --- added after ABI version 1 was first published: check RXT_HOST_API_HAS --- */
+  /* Registers an external function that IR calls with call_extern (destination-passing style:
+   * |args| holds |num_args| DLTensor*, inputs then outputs; a scalar argument is a 0-d int64 or
+   * float64 tensor). It must not let a C++ exception escape; on failure it returns non-zero
+   * after writing a NUL-terminated message into |error|. Only during rxt_plugin_entry, like the
+   * items; the library then stays loaded for the life of the process. RXT_ALREADY_EXISTS if the name is
+   * taken. */
+  rxt_code_t (*register_extern)(rxt_host_t* host, const char* name,
+                                int (*function)(void* const* args, int num_args, void* user_data,
+                                                char* error, size_t error_size),
+                                void* user_data);
+  /* The process's services for compiled kernels (its thread pool, sized by RXT_NUM_THREADS):
+   * valid while the library is loaded. */
+  const rxt_kernel_runtime_t* kernel_runtime;
 } rxt_host_api_t;
 
 #define RXT_HOST_API_HAS(api, member) \

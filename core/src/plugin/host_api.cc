@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "plugin_record.h"
+#include "rxt/runtime/extern.h"
+#include "rxt/runtime/thread_pool.h"
 
 namespace rxt::plugin_detail {
 namespace {
@@ -30,6 +32,31 @@ rxt_code_t Register(rxt_host_t* host, const rxt_plugin_item_t* item) noexcept {
   }
 }
 
+rxt_code_t RegisterExtern(rxt_host_t* host, const char* name,
+                          int (*function)(void* const*, int, void*, char*, size_t), void* user_data) noexcept {
+  if (host == nullptr) return RXT_INVALID_ARGUMENT;
+  try {
+    PluginRecord& record = *host->record;
+    if (!record.registering) return RXT_FAILED_PRECONDITION;
+    auto reject = [&](rxt_code_t code, std::string message) {
+      record.errors.emplace_back(static_cast<ErrorCode>(code), std::move(message));
+      return code;
+    };
+    if (name == nullptr || name[0] == '\0') return reject(RXT_INVALID_ARGUMENT, "registers an extern function without a name");
+    if (function == nullptr) return reject(RXT_INVALID_ARGUMENT, StrCat("registers extern function '", name, "' without a function"));
+    bool twice = std::any_of(record.staged_externs.begin(), record.staged_externs.end(),
+                             [&](const PluginRecord::StagedExtern& e) { return e.name == name; });
+    if (twice) return reject(RXT_ALREADY_EXISTS, StrCat("registers extern function '", name, "' twice"));
+    if (ExternRegistry::Global().Find(name)) {
+      return reject(RXT_ALREADY_EXISTS, StrCat("extern function '", name, "' is already registered"));
+    }
+    record.staged_externs.push_back({name, function, user_data});
+    return RXT_OK;
+  } catch (...) {
+    return RXT_INTERNAL;
+  }
+}
+
 bool HasV1Fields(const rxt_plugin_item_t& item) {
   return item.struct_size >= offsetof(rxt_plugin_item_t, user_data) + sizeof(item.user_data);
 }
@@ -45,6 +72,8 @@ void InitHostApi(PluginRecord& record) {
   record.api.register_loss = &Register<PluginItemKind::kLoss>;
   record.api.register_gradient = &Register<PluginItemKind::kGradient>;
   record.api.register_backend = &Register<PluginItemKind::kBackend>;
+  record.api.register_extern = &RegisterExtern;
+  record.api.kernel_runtime = &KernelRuntime();
 }
 
 rxt_code_t StageItem(PluginRecord& record, PluginItemKind kind, const rxt_plugin_item_t* item) {

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "plugin_record.h"
+#include "rxt/runtime/extern.h"
 
 namespace rxt {
 
@@ -169,6 +170,20 @@ void PluginHost::Register(const std::shared_ptr<PluginRecord>& record) {
     items_[KindIndex(item.kind)].push_back(std::move(item));
   }
   record->staged.clear();
+  // An extern function keeps the library loaded while the registry holds it.
+  for (PluginRecord::StagedExtern& e : record->staged_externs) {
+    auto function = e.function;
+    void* user_data = e.user_data;
+    std::string name = e.name;
+    ExternRegistry::Global().Register(
+        name, [function, user_data, name, keep_alive](DLTensor* const* args, int num_args) {
+          char error[512] = {0};
+          int rc = function(reinterpret_cast<void* const*>(args), num_args, user_data, error, sizeof(error));
+          if (rc != 0) Throw(ErrorCode::kInvalidArgument, error[0] != '\0' ? error : "failed (no message)");
+        });
+    record->externs.push_back(name);
+  }
+  record->staged_externs.clear();
   record->last_log.clear();
   plugins_.push_back(record);
 }

@@ -40,6 +40,15 @@ struct PluginRecord {
   bool registering = false;
   std::function<std::string(PluginItemKind, const std::string&)> owner_of;  // "" if free
   std::vector<PluginItem> staged;
+  /// External functions registered with host_api->register_extern, committed with the items.
+  struct StagedExtern {
+    std::string name;
+    int (*function)(void* const* args, int num_args, void* user_data, char* error, size_t error_size);
+    void* user_data;
+  };
+  std::vector<StagedExtern> staged_externs;
+  /// The names it registered in the ExternRegistry (which keeps the library loaded).
+  std::vector<std::string> externs;
   std::vector<std::pair<ErrorCode, std::string>> errors;
   std::string last_log;
 };

@@ -29,6 +29,10 @@ const std::vector<PassEntry>& PassTable() {
        BindParamsFromOptions},
       {"ConvertToDataflow", "Groups runs of pure bindings into dataflow blocks.", ConvertToDataflow},
       {"LegalizeOps", "Lowers op calls to call_kernel of kernels generated from compute definitions.", LegalizeOps},
+      {"LegalizeLibraryCalls",
+       "Replaces matmul/conv2d (+ bias add + ReLU) by call_extern of a kernel library (option "
+       "LegalizeLibraryCalls.libraries, e.g. \"dnnl\").",
+       LegalizeLibraryCalls},
   };
   return table;
 }

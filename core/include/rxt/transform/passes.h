@@ -48,6 +48,11 @@ Pass ConvertToDataflow();
 /// LegalizeOps.allow_missing (bool, false) leaves them as they are.
 Pass LegalizeOps();
 
+/// Replaces op calls a kernel library does better (matmul, nn.conv2d, with a following bias add
+/// and ReLU folded in) by call_extern of the library's functions (docs/libraries.md). Option
+/// LegalizeLibraryCalls.libraries: comma-separated names ("dnnl"); absent: changes nothing.
+Pass LegalizeLibraryCalls();
+
 // ---- By name.
 
 /// Every pass above: name, opt_level, required passes and the one-line summary.

@@ -1,0 +1,67 @@
+// The process's thread pool for the parallel loops of compiled kernels. Its size comes from
+// RXT_NUM_THREADS (default: the machine's cores); backends reach it through the C table
+// rxt_kernel_runtime_t (rxt/compiled_kernel.h), which the plugin host hands to plugins.
+//
+//   ThreadPool pool(4);
+//   pool.ParallelFor(n, [&](int64_t begin, int64_t end) { ... });   // the caller works too
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "rxt/compiled_kernel.h"
+
+namespace rxt {
+
+class ThreadPool {
+ public:
+  /// |num_threads| >= 1 counts the calling thread: a pool of 1 starts no thread.
+  explicit ThreadPool(int num_threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  /// The process-wide pool, sized by RXT_NUM_THREADS when first used.
+  static ThreadPool& Global();
+  /// RXT_NUM_THREADS if set to a positive number, else the machine's cores.
+  static int DefaultNumThreads();
+
+  int num_threads() const { return num_threads_; }
+
+  /// Splits [0, extent) into at most num_threads() contiguous chunks and runs |body| on each,
+  /// one chunk on the calling thread; returns the first non-zero code. A call made from inside
+  /// a body (a nested parallel loop), or while another thread uses the pool, runs serially on
+  /// the calling thread.
+  int32_t ParallelFor(int64_t extent, const std::function<int32_t(int64_t, int64_t)>& body);
+
+  /// The C view of this pool, for compiled kernels.
+  const rxt_kernel_runtime_t& runtime() const { return runtime_; }
+
+ private:
+  void WorkerLoop(int worker);
+
+  int num_threads_;
+  rxt_kernel_runtime_t runtime_{};
+  std::vector<std::thread> workers_;
+  std::mutex busy_;  // held by the thread whose loop the workers run
+
+  std::mutex mutex_;
+  std::condition_variable work_ready_;
+  std::condition_variable work_done_;
+  const std::function<int32_t(int64_t, int64_t)>* body_ = nullptr;
+  int64_t extent_ = 0;
+  int chunks_ = 0;
+  uint64_t generation_ = 0;
+  int pending_ = 0;
+  int32_t first_error_ = 0;
+  bool stopping_ = false;
+};
+
+/// ThreadPool::Global().runtime(): what the plugin host hands to plugins.
+const rxt_kernel_runtime_t& KernelRuntime();
+
+}  // namespace rxt

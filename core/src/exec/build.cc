@@ -1,0 +1,38 @@
+// The build pipeline: which passes lower a module for a backend, and the compile after them.
+#include "rxt/exec/build.h"
+
+#include "rxt/exec/vm_compiler.h"
+#include "rxt/transform/passes.h"
+
+namespace rxt {
+
+std::vector<std::string> ChooseLibraries(const std::string& backend, const std::vector<std::string>& requested) {
+  if (requested.size() == 1 && requested[0] == "none") return {};
+  if (!requested.empty()) return requested;
+  if (backend == "cpu") return {"dnnl"};
+  return {};
+}
+
+std::vector<std::string> BuildPipeline(const BuildOptions& options) {
+  std::vector<std::string> passes;
+  // Library calls are matched on op calls, so before LegalizeOps turns the rest into kernels.
+  if (!options.libraries.empty()) passes.push_back("LegalizeLibraryCalls");
+  // Legalizing a module without op calls changes nothing, so it always runs.
+  passes.push_back("LegalizeOps");
+  return passes;
+}
+
+IRModule LowerForBuild(IRModule module, const BuildOptions& options) {
+  PassContext context;
+  std::string libraries;
+  for (const std::string& name : options.libraries) libraries += (libraries.empty() ? "" : ",") + name;
+  if (!libraries.empty()) context.options["LegalizeLibraryCalls.libraries"] = AttrValue(libraries);
+  return RunPasses(std::move(module), BuildPipeline(options), context);
+}
+
+Executable Build(IRModule module, const BuildOptions& options) {
+  IRModule lowered = LowerForBuild(std::move(module), options);
+  return CompileToExecutable(lowered, {.backend = options.backend});
+}
+
+}  // namespace rxt

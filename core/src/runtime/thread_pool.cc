@@ -1,0 +1,106 @@
+#include "rxt/runtime/thread_pool.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+namespace rxt {
+namespace {
+
+thread_local bool t_inside_parallel_body = false;
+
+int32_t CParallelFor(void* pool, int64_t extent, rxt_parallel_body_fn body, void* closure) {
+  std::function<int32_t(int64_t, int64_t)> fn = [body, closure](int64_t b, int64_t e) { return body(closure, b, e); };
+  return static_cast<ThreadPool*>(pool)->ParallelFor(extent, fn);
+}
+
+// The chunk |index| of |chunks| over [0, extent): sizes differ by at most one.
+std::pair<int64_t, int64_t> Chunk(int64_t extent, int chunks, int index) {
+  int64_t base = extent / chunks, extra = extent % chunks;
+  int64_t begin = index * base + std::min<int64_t>(index, extra);
+  return {begin, begin + base + (index < extra ? 1 : 0)};
+}
+
+}  // namespace
+
+int ThreadPool::DefaultNumThreads() {
+  if (const char* env = std::getenv("RXT_NUM_THREADS")) {
+    try {
+      int n = std::stoi(env);
+      if (n > 0) return n;
+    } catch (...) {
+      // Not a number: fall through to the machine's cores.
+    }
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+ThreadPool& ThreadPool::Global() {
+  static ThreadPool* pool = new ThreadPool(DefaultNumThreads());  // never destroyed: kernels may run at exit
+  return *pool;
+}
+
+const rxt_kernel_runtime_t& KernelRuntime() { return ThreadPool::Global().runtime(); }
+
+ThreadPool::ThreadPool(int num_threads) : num_threads_(std::max(1, num_threads)) {
+  runtime_.struct_size = sizeof(rxt_kernel_runtime_t);
+  runtime_.pool = this;
+  runtime_.parallel_for = &CParallelFor;
+  runtime_.num_threads = num_threads_;
+  for (int i = 1; i < num_threads_; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  work_ready_.notify_all();
+  for (std::thread& t : workers_) t.join();
+}
+
+int32_t ThreadPool::ParallelFor(int64_t extent, const std::function<int32_t(int64_t, int64_t)>& body) {
+  if (extent <= 0) return 0;
+  int chunks = static_cast<int>(std::min<int64_t>(num_threads_, extent));
+  std::unique_lock<std::mutex> busy(busy_, std::defer_lock);
+  if (chunks == 1 || t_inside_parallel_body || !busy.try_lock()) return body(0, extent);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    body_ = &body;
+    extent_ = extent;
+    chunks_ = chunks;
+    pending_ = chunks - 1;
+    first_error_ = 0;
+    ++generation_;
+  }
+  work_ready_.notify_all();
+  t_inside_parallel_body = true;
+  auto [begin, end] = Chunk(extent, chunks, 0);
+  int32_t own = body(begin, end);
+  t_inside_parallel_body = false;
+  std::unique_lock<std::mutex> lock(mutex_);
+  work_done_.wait(lock, [this] { return pending_ == 0; });
+  body_ = nullptr;
+  return own != 0 ? own : first_error_;
+}
+
+void ThreadPool::WorkerLoop(int worker) {
+  uint64_t seen = 0;
+  t_inside_parallel_body = true;  // a worker's nested loops run serially
+  for (;;) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    work_ready_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+    if (stopping_) return;
+    seen = generation_;
+    if (worker >= chunks_) continue;  // fewer chunks than threads this time
+    const auto* body = body_;
+    auto [begin, end] = Chunk(extent_, chunks_, worker);
+    lock.unlock();
+    int32_t code = (*body)(begin, end);
+    lock.lock();
+    if (code != 0 && first_error_ == 0) first_error_ = code;
+    if (--pending_ == 0) work_done_.notify_all();
+  }
+}
+
+}  // namespace rxt

@@ -1,0 +1,34 @@
+// Reading the DLPack arguments of an extern call: checked float32 tensors and int scalars.
+// Every check failure throws ArgumentError with a message naming the argument.
+#pragma once
+
+#include <dlpack/dlpack.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace rxt::lib_dnnl {
+
+struct ArgumentError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// A compact row-major float32 CPU tensor.
+struct FloatTensor {
+  float* data = nullptr;
+  std::vector<int64_t> shape;
+  int64_t size() const;
+};
+
+/// Checks the argument count: |expected| including the output.
+void CheckArity(int num_args, int expected, const char* function);
+/// args[index] as a float32 tensor of |ndim| dims (-1: any, at least |min_ndim|).
+FloatTensor FloatArg(void* const* args, int index, const char* what, int ndim, int min_ndim = 0);
+/// args[index] as a 0-d int64 scalar (how the VM passes integer arguments).
+int64_t IntArg(void* const* args, int index, const char* what);
+/// "(2, 3)"
+std::string ShapeText(const std::vector<int64_t>& shape);
+
+}  // namespace rxt::lib_dnnl

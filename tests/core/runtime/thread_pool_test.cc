@@ -1,0 +1,77 @@
+// The thread pool of compiled kernels: chunks cover the range exactly once, errors come back,
+// nested loops run serially, and the C view behaves like the C++ one.
+#include "rxt/runtime/thread_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <vector>
+
+namespace rxt {
+namespace {
+
+TEST(ThreadPoolTest, EveryIndexRunsOnceForAnyExtentAndSize) {
+  for (int threads : {1, 2, 3, 8}) {
+    ThreadPool pool(threads);
+    for (int64_t extent : {0, 1, 2, 5, 7, 64, 1000}) {
+      std::vector<std::atomic<int>> hits(extent);
+      EXPECT_EQ(pool.ParallelFor(extent, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) hits[i]++;
+        return 0;
+      }), 0);
+      for (int64_t i = 0; i < extent; ++i) ASSERT_EQ(hits[i].load(), 1) << threads << " threads, extent " << extent;
+    }
+  }
+}
+
+TEST(ThreadPoolTest, ReturnsTheFirstErrorOfAnyChunk) {
+  ThreadPool pool(4);
+  int32_t code = pool.ParallelFor(100, [](int64_t b, int64_t e) { return (b <= 80 && 80 < e) ? 7 : 0; });
+  EXPECT_EQ(code, 7);
+  EXPECT_EQ(pool.ParallelFor(100, [](int64_t, int64_t) { return 0; }), 0);  // reusable after an error
+}
+
+TEST(ThreadPoolTest, NestedLoopsRunSeriallyAndComplete) {
+  ThreadPool pool(3);
+  std::atomic<int64_t> total{0};
+  pool.ParallelFor(6, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      pool.ParallelFor(10, [&](int64_t ib, int64_t ie) {
+        total += ie - ib;
+        return 0;
+      });
+    }
+    return 0;
+  });
+  EXPECT_EQ(total.load(), 60);
+}
+
+int32_t AddChunk(void* closure, int64_t begin, int64_t end) {
+  auto* sum = static_cast<std::atomic<int64_t>*>(closure);
+  for (int64_t i = begin; i < end; ++i) *sum += i;
+  return 0;
+}
+
+TEST(ThreadPoolTest, TheCTableCallsThePool) {
+  ThreadPool pool(2);
+  const rxt_kernel_runtime_t& rt = pool.runtime();
+  EXPECT_EQ(rt.struct_size, sizeof(rxt_kernel_runtime_t));
+  EXPECT_EQ(rt.num_threads, 2);
+  std::atomic<int64_t> sum{0};
+  EXPECT_EQ(rt.parallel_for(rt.pool, 101, &AddChunk, &sum), 0);
+  EXPECT_EQ(sum.load(), 5050);
+}
+
+TEST(ThreadPoolTest, SizeComesFromTheEnvironment) {
+  const char* old = std::getenv("RXT_NUM_THREADS");
+  std::string saved = old ? old : "";
+  setenv("RXT_NUM_THREADS", "3", 1);
+  EXPECT_EQ(ThreadPool::DefaultNumThreads(), 3);
+  setenv("RXT_NUM_THREADS", "zero", 1);  // not a number: the machine's cores
+  EXPECT_GE(ThreadPool::DefaultNumThreads(), 1);
+  if (old) setenv("RXT_NUM_THREADS", saved.c_str(), 1); else unsetenv("RXT_NUM_THREADS");
+}
+
+}  // namespace
+}  // namespace rxt

@@ -1,0 +1,204 @@
+// dnnl.matmul(_bias) and dnnl.conv2d(_bias) called through the extern registry, as the VM
+// calls them, against straightforward C++ loops; and every argument error they report.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "rxt/plugin/plugin_host.h"
+#include "rxt/runtime/dlpack.h"
+#include "rxt/runtime/extern.h"
+#include "test_util/seed_mlp_reference.h"
+
+namespace rxt {
+namespace {
+
+using test::RandomTensor;
+
+ExternFunction Extern(const std::string& name) {
+  PluginHost::Global().Load(RXT_LIB_DNNL_PLUGIN);
+  ExternFunction f = ExternRegistry::Global().Find(name);
+  if (!f) throw std::runtime_error("extern function " + name + " is not registered");
+  return f;
+}
+
+Tensor Int(int64_t v) { return Tensor::FromVector<int64_t>({}, DType::kInt64, {v}); }
+
+void Call(const std::string& name, const std::vector<Tensor>& tensors) {
+  std::vector<DLTensor> views;
+  for (const Tensor& t : tensors) views.push_back(ToDLTensorView(t));
+  std::vector<DLTensor*> pointers;
+  for (DLTensor& v : views) pointers.push_back(&v);
+  Extern(name)(pointers.data(), static_cast<int>(pointers.size()));
+}
+
+std::string CallError(const std::string& name, const std::vector<Tensor>& tensors) {
+  try {
+    Call(name, tensors);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// out[b, i, j] = sum_k a[b, i, k] * w[k, j] (+ bias[j]), optionally transposed operands, ReLU.
+std::vector<float> ReferenceMatmul(const Tensor& a, const Tensor& b, const float* bias, bool ta, bool tb, bool relu) {
+  int nd = static_cast<int>(a.shape().size());
+  int64_t m = ta ? a.shape()[nd - 1] : a.shape()[nd - 2], k = ta ? a.shape()[nd - 2] : a.shape()[nd - 1];
+  int64_t n = tb ? b.shape()[0] : b.shape()[1];
+  int64_t batch = 1;
+  for (int i = 0; i < nd - 2; ++i) batch *= a.shape()[i];
+  std::vector<float> out(batch * m * n);
+  for (int64_t g = 0; g < batch; ++g) {
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = bias ? bias[j] : 0.0;
+        for (int64_t p = 0; p < k; ++p) {
+          float av = a.data_as<float>()[g * m * k + (ta ? p * m + i : i * k + p)];
+          float bv = b.data_as<float>()[tb ? j * k + p : p * n + j];
+          acc += double(av) * bv;
+        }
+        float v = static_cast<float>(acc);
+        out[(g * m + i) * n + j] = relu ? std::max(v, 0.0f) : v;
+      }
+    }
+  }
+  return out;
+}
+
+void ExpectClose(const Tensor& got, const std::vector<float>& expected, float tolerance = 1e-4f) {
+  ASSERT_EQ(got.numel(), static_cast<int64_t>(expected.size()));
+  for (size_t i = 0; i < expected.size(); ++i) {
+    ASSERT_NEAR(got.data_as<float>()[i], expected[i], tolerance * (1 + std::abs(expected[i]))) << "at " << i;
+  }
+}
+
+struct MatmulCase {
+  std::vector<int64_t> a, b;
+  int64_t flags;
+  bool bias;
+};
+
+class DnnlMatmul : public ::testing::TestWithParam<MatmulCase> {};
+
+TEST_P(DnnlMatmul, MatchesLoops) {
+  const MatmulCase& c = GetParam();
+  std::mt19937 rng(7);
+  Tensor a = RandomTensor(c.a, rng), b = RandomTensor(c.b, rng);
+  bool ta = c.flags & 1, tb = c.flags & 2, relu = c.flags & 4;
+  int nd = static_cast<int>(c.a.size());
+  std::vector<int64_t> out_shape(c.a.begin(), c.a.end() - 2);
+  out_shape.push_back(ta ? c.a[nd - 1] : c.a[nd - 2]);
+  out_shape.push_back(tb ? c.b[0] : c.b[1]);
+  Tensor bias = RandomTensor({out_shape.back()}, rng);
+  Tensor out = Tensor::Empty(out_shape, DType::kFloat32);
+  if (c.bias) {
+    Call("dnnl.matmul_bias", {a, b, bias, Int(c.flags), out});
+  } else {
+    Call("dnnl.matmul", {a, b, Int(c.flags), out});
+  }
+  ExpectClose(out, ReferenceMatmul(a, b, c.bias ? bias.data_as<float>() : nullptr, ta, tb, relu));
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, DnnlMatmul,
+                         ::testing::Values(MatmulCase{{1, 784}, {784, 128}, 0, false},
+                                           MatmulCase{{64, 784}, {784, 128}, 4, true},
+                                           MatmulCase{{64, 128}, {128, 10}, 0, true},
+                                           MatmulCase{{2, 3, 5}, {5, 4}, 0, false},
+                                           MatmulCase{{2, 5, 3}, {5, 4}, 1, true},
+                                           MatmulCase{{7, 5}, {4, 5}, 2, false},
+                                           MatmulCase{{5, 7}, {4, 5}, 3 | 4, true},
+                                           MatmulCase{{3, 0}, {0, 4}, 0, true}));
+
+// Direct convolution, NCHW / OIHW, with groups, strides, dilation and asymmetric padding.
+std::vector<float> ReferenceConv(const Tensor& x, const Tensor& w, const float* bias, const int64_t s[2],
+                                 const int64_t pad[4], const int64_t d[2], int64_t groups, bool relu,
+                                 const std::vector<int64_t>& out_shape) {
+  int64_t n = x.shape()[0], c = x.shape()[1], h = x.shape()[2], wd = x.shape()[3];
+  int64_t o = w.shape()[0], ci = w.shape()[1], kh = w.shape()[2], kw = w.shape()[3];
+  int64_t oh = out_shape[2], ow = out_shape[3];
+  std::vector<float> out(n * o * oh * ow);
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t oc = 0; oc < o; ++oc) {
+      int64_t g = oc / (o / groups);
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t xo = 0; xo < ow; ++xo) {
+          double acc = bias ? bias[oc] : 0.0;
+          for (int64_t ic = 0; ic < ci; ++ic)
+            for (int64_t ky = 0; ky < kh; ++ky)
+              for (int64_t kx = 0; kx < kw; ++kx) {
+                int64_t iy = y * s[0] - pad[0] + ky * d[0], ix = xo * s[1] - pad[1] + kx * d[1];
+                if (iy < 0 || iy >= h || ix < 0 || ix >= wd) continue;
+                acc += double(x.data_as<float>()[((b * c + g * ci + ic) * h + iy) * wd + ix]) *
+                       w.data_as<float>()[((oc * ci + ic) * kh + ky) * kw + kx];
+              }
+          float v = static_cast<float>(acc);
+          out[((b * o + oc) * oh + y) * ow + xo] = relu ? std::max(v, 0.0f) : v;
+        }
+    }
+  return out;
+}
+
+struct ConvCase {
+  std::vector<int64_t> x, w;
+  int64_t stride[2], pad[4], dilation[2], groups;
+  bool relu, bias;
+};
+
+class DnnlConv2d : public ::testing::TestWithParam<ConvCase> {};
+
+TEST_P(DnnlConv2d, MatchesLoops) {
+  const ConvCase& c = GetParam();
+  std::mt19937 rng(11);
+  Tensor x = RandomTensor(c.x, rng), w = RandomTensor(c.w, rng), bias = RandomTensor({c.w[0]}, rng);
+  auto size = [&](int64_t in, int64_t k, int64_t pa, int64_t pb, int64_t s, int64_t d) {
+    return (in + pa + pb - d * (k - 1) - 1) / s + 1;
+  };
+  std::vector<int64_t> out_shape = {c.x[0], c.w[0], size(c.x[2], c.w[2], c.pad[0], c.pad[2], c.stride[0], c.dilation[0]),
+                                    size(c.x[3], c.w[3], c.pad[1], c.pad[3], c.stride[1], c.dilation[1])};
+  Tensor out = Tensor::Empty(out_shape, DType::kFloat32);
+  std::vector<Tensor> args = {x, w};
+  if (c.bias) args.push_back(bias);
+  for (int64_t v : {c.stride[0], c.stride[1], c.pad[0], c.pad[1], c.pad[2], c.pad[3], c.dilation[0], c.dilation[1],
+                    c.groups, int64_t{c.relu}}) {
+    args.push_back(Int(v));
+  }
+  args.push_back(out);
+  Call(c.bias ? "dnnl.conv2d_bias" : "dnnl.conv2d", args);
+  ExpectClose(out, ReferenceConv(x, w, c.bias ? bias.data_as<float>() : nullptr, c.stride, c.pad, c.dilation,
+                                 c.groups, c.relu, out_shape));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, DnnlConv2d,
+    ::testing::Values(ConvCase{{2, 1, 28, 28}, {6, 1, 5, 5}, {1, 1}, {2, 2, 2, 2}, {1, 1}, 1, true, true},  // LeNet 1
+                      ConvCase{{2, 6, 14, 14}, {16, 6, 5, 5}, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1, true, true},  // LeNet 2
+                      ConvCase{{1, 4, 9, 7}, {6, 2, 3, 3}, {2, 1}, {1, 0, 2, 1}, {1, 2}, 2, false, false},
+                      ConvCase{{3, 3, 8, 8}, {4, 3, 1, 1}, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1, false, true}));
+
+TEST(DnnlArguments, ErrorsNameTheArgument) {
+  std::mt19937 rng(3);
+  Tensor a = RandomTensor({4, 5}, rng), b = RandomTensor({5, 3}, rng), out = Tensor::Empty({4, 3}, DType::kFloat32);
+  Tensor a64 = Tensor::Empty({4, 5}, DType::kFloat64);
+  EXPECT_NE(CallError("dnnl.matmul", {a64, b, Int(0), out}).find("argument 0 (a) must be float32"), std::string::npos);
+  EXPECT_NE(CallError("dnnl.matmul", {b, b, Int(0), out}).find("inner dims differ"), std::string::npos);
+  EXPECT_NE(CallError("dnnl.matmul", {a, b, out}).find("takes 4 arguments"), std::string::npos);
+  EXPECT_NE(CallError("dnnl.matmul", {a, b, Int(64), out}).find("unknown bits in flags 64"), std::string::npos);
+  EXPECT_NE(CallError("dnnl.matmul", {a, b, a, out}).find("argument flags must be an int64 scalar"), std::string::npos);
+  Tensor wrong_out = Tensor::Empty({4, 4}, DType::kFloat32);
+  EXPECT_NE(CallError("dnnl.matmul", {a, b, Int(0), wrong_out}).find("the output has shape (4, 4), expected (4, 3)"),
+            std::string::npos);
+  Tensor bias4 = Tensor::Empty({4}, DType::kFloat32);
+  EXPECT_NE(CallError("dnnl.matmul_bias", {a, b, bias4, Int(0), out}).find("bias has 4 elements, expected 3"),
+            std::string::npos);
+  // The message is prefixed with nothing of the VM here; the VM adds the function's name.
+  Tensor x = RandomTensor({1, 3, 8, 8}, rng), w = RandomTensor({4, 2, 3, 3}, rng), y = Tensor::Empty({1, 4, 6, 6}, DType::kFloat32);
+  std::vector<Tensor> conv = {x, w};
+  for (int64_t v : {1, 1, 0, 0, 0, 0, 1, 1, 1, 0}) conv.push_back(Int(v));
+  conv.push_back(y);
+  EXPECT_NE(CallError("dnnl.conv2d", conv).find("do not match with groups 1"), std::string::npos);
+  conv[2] = Int(0);  // stride_h 0
+  EXPECT_NE(CallError("dnnl.conv2d", conv).find("stride_h is 0"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rxt

@@ -1,0 +1,69 @@
+// Whole modules built with the dnnl library (LegalizeLibraryCalls) give what the generated
+// kernels give: the seed MLP and LeNet-5 on the reference backend, with and without it.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "reference_provider.h"
+#include "rxt/exec/build.h"
+#include "rxt/ir/parser.h"
+#include "rxt/plugin/plugin_host.h"
+#include "rxt/runtime/vm.h"
+#include "test_util/seed_mlp_reference.h"
+
+namespace rxt {
+namespace {
+
+IRModule ReadExample(const std::string& name) {
+  std::ifstream in(std::string(RXT_SOURCE_DIR) + "/examples/" + name);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ParseModule(ss.str(), name);
+}
+
+// Random arguments for every parameter of @backbone.
+std::vector<Value> RandomArgs(const IRModule& module, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<Value> args;
+  for (const Var& p : module.GetFunction("backbone")->params) {
+    args.emplace_back(test::RandomTensor(p->struct_info->As<TensorSINode>()->StaticShape(), rng));
+  }
+  return args;
+}
+
+int CountExterns(const Executable& exec) { return static_cast<int>(exec.externs.size()); }
+
+void ExpectSameResults(const std::string& example, int expected_externs) {
+  PluginHost::Global().Load(RXT_LIB_DNNL_PLUGIN);
+  IRModule module = ReadExample(example);
+  std::vector<Value> args = RandomArgs(module, 5);
+  testing::ReferenceKernelProvider provider;
+  Executable with = Build(module, {.backend = "reference", .opt_level = 0, .libraries = {"dnnl"}});
+  Executable without = Build(module, {.backend = "reference", .opt_level = 0});
+  EXPECT_EQ(CountExterns(with), expected_externs);
+  EXPECT_EQ(CountExterns(without), 0);
+  EXPECT_LT(with.kernels.size(), without.kernels.size());
+  VirtualMachine vm_with(std::move(with), provider), vm_without(std::move(without), provider);
+  Tensor a = vm_with.Invoke("backbone", args).tensor();
+  Tensor b = vm_without.Invoke("backbone", args).tensor();
+  ASSERT_EQ(a.shape(), b.shape());
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    float x = a.data_as<float>()[i], y = b.data_as<float>()[i];
+    ASSERT_NEAR(x, y, 1e-4f * (1 + std::abs(y))) << example << " at " << i;
+  }
+}
+
+TEST(LibraryBuild, SeedMlpSameWithDnnl) { ExpectSameResults("mlp.rxt", 1); }  // dnnl.matmul_bias (three calls)
+TEST(LibraryBuild, LeNetSameWithDnnl) { ExpectSameResults("lenet.rxt", 2); }  // dnnl.conv2d_bias, dnnl.matmul_bias
+
+TEST(LibraryBuild, ChooseLibrariesDefaults) {
+  EXPECT_EQ(ChooseLibraries("cpu"), std::vector<std::string>{"dnnl"});
+  EXPECT_TRUE(ChooseLibraries("reference").empty());
+  EXPECT_TRUE(ChooseLibraries("cpu", {"none"}).empty());
+  EXPECT_EQ(ChooseLibraries("reference", {"dnnl"}), std::vector<std::string>{"dnnl"});
+}
+
+}  // namespace
+}  // namespace rxt
