@@ -23,7 +23,7 @@ TEST(PassRegistry, ListsEveryPassWithAOneLineSummary) {
   std::vector<PassInfo> passes = ListPasses();
   EXPECT_EQ(ListedNames(), (std::set<std::string>{"WellFormed", "Normalize", "DeadCodeElimination",
                                                   "CanonicalizeBindings", "BindParams", "ConvertToDataflow",
-                                                  "LegalizeOps"}));
+                                                  "LegalizeOps", "LegalizeLibraryCalls"}));
   for (const PassInfo& info : passes) {
     EXPECT_FALSE(info.summary.empty()) << info.name;
     EXPECT_EQ(info.summary.find('\n'), std::string::npos) << info.name;
