@@ -75,7 +75,7 @@ TEST_F(PluginHostTest, LoadsAGoodPluginWithEverythingItProvides) {
   EXPECT_EQ(info.name, "test_good");
   EXPECT_EQ(info.version, "1.2.3");
   EXPECT_EQ(info.summary, "A plugin for the tests.");
-  EXPECT_EQ(info.abi_version, 1u);
+  EXPECT_EQ(info.abi_version, uint32_t{RXT_PLUGIN_ABI_VERSION});
   EXPECT_EQ(info.path, fs::canonical(kGood).string());
   // Items registered by a call come first, then the descriptor's lists.
   EXPECT_EQ(info.items[size_t(PluginItemKind::kOptimizer)], (std::vector<std::string>{"test_sgd", "test_momentum"}));
@@ -194,6 +194,12 @@ TEST_F(PluginHostTest, TheHostKeepsWorkingAfterEveryKindOfFailure) {
   EXPECT_EQ(host_.Load(kOther).name, "test_other");
   EXPECT_EQ(host_.Plugins().size(), 2u);
   EXPECT_EQ(ItemCount(), 6u);
+}
+
+TEST_F(PluginHostTest, APluginOfAnOlderAbiVersionStillLoads) {
+  PluginInfo info = host_.Load(kOther);  // speaks version 1
+  EXPECT_EQ(info.abi_version, 1u);
+  EXPECT_EQ(info.items[size_t(PluginItemKind::kOptimizer)], (std::vector<std::string>{"test_adam"}));
 }
 
 /// Sets RXT_PLUGIN_PATH for one test.

@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include "rxt/compiled_kernel.h" /* rxt_kernel_runtime_t */
+#include "rxt/ir_builder.h"      /* rxt_ir_api_t and the IR generators' callback types */
 #include "rxt/rxt.h"             /* rxt_code_t, rxt_plugin_item_kind_t (declarations only: link nothing) */
 
 #ifdef __cplusplus
@@ -46,9 +47,10 @@ extern "C" {
 
 /* The plugin ABI version this header describes. Version 1: named items with an opaque callback;
  * backends describe their kernel functions with rxt_backend_t (below) through the item's
- * user_data; the typed callbacks of optimizers, losses and gradient rules come with later
- * versions (appended to the tables below). */
-#define RXT_PLUGIN_ABI_VERSION 1
+ * user_data. Version 2: the callbacks of optimizers, losses and gradient rules are typed IR
+ * generators (rxt_optimizer_fn, rxt_loss_fn, rxt_gradient_rule_fn in rxt/ir_builder.h); a
+ * version-1 plugin's items of those kinds are known by name only. */
+#define RXT_PLUGIN_ABI_VERSION 2
 /* The oldest plugin ABI version a host built from this header still accepts. */
 #define RXT_PLUGIN_ABI_MIN_VERSION 1
 /* The one symbol a plugin exports. */

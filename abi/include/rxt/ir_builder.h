@@ -1,0 +1,151 @@
+/* ir_builder.h: how plugins build IR (C99). Gradient rules, losses and optimizers are IR
+ * generators: the host calls them with a builder and the C table rxt_ir_api_t, and they emit
+ * op calls that become part of the compiled training step (not callbacks run per tensor).
+ *
+ * Expressions are opaque handles (rxt_ir_expr_t) owned by the builder: valid until the plugin's
+ * callback returns, never freed by the plugin. Every building function binds what it makes to a
+ * new variable of the function being built, with its struct info inferred (shapes may be
+ * symbolic), and returns that variable.
+ *
+ * Errors: a building function that fails (an unknown op, bad attributes, operands whose shapes
+ * do not fit) returns NULL and records the error in the builder; every later call with a NULL
+ * operand returns NULL too, so a rule may check only at the end. The host reports the first
+ * error with the plugin's, item's and op's names. Reading functions never fail on a valid
+ * handle.
+ *
+ * Example, the gradient rule of z = multiply(a, b) (plugins/grad_std has the real ones):
+ *
+ *   rxt_code_t MultiplyGrad(const rxt_ir_api_t* ir, rxt_ir_builder_t* b, rxt_ir_expr_t call,
+ *                           rxt_ir_expr_t z, rxt_ir_expr_t dz, rxt_ir_expr_t* grads) {
+ *     rxt_ir_expr_t a = ir->arg(b, call, 0), x = ir->arg(b, call, 1);
+ *     rxt_ir_expr_t da = ir->op(b, "multiply", (rxt_ir_expr_t[]){dz, x}, 2, NULL);
+ *     rxt_ir_expr_t dx = ir->op(b, "multiply", (rxt_ir_expr_t[]){dz, a}, 2, NULL);
+ *     grads[0] = ir->op(b, "collapse_sum_to", (rxt_ir_expr_t[]){da, ir->shape_of(b, a)}, 2, NULL);
+ *     grads[1] = ir->op(b, "collapse_sum_to", (rxt_ir_expr_t[]){dx, ir->shape_of(b, x)}, 2, NULL);
+ *     return RXT_OK;
+ *   }
+ */
+#ifndef RXT_IR_BUILDER_H_
+#define RXT_IR_BUILDER_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rxt/rxt.h" /* rxt_code_t */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct rxt_ir_builder_s rxt_ir_builder_t;
+typedef struct rxt_ir_expr_s* rxt_ir_expr_t;
+
+typedef struct rxt_ir_api_s {
+  size_t struct_size; /* sizeof(rxt_ir_api_t); check RXT_IR_API_HAS for members added later */
+
+  /* ---- Reading expressions ---- */
+
+  /* The op an op call calls ("matmul"), or NULL if |call| is not an op call. */
+  const char* (*op_name)(rxt_ir_builder_t* b, rxt_ir_expr_t call);
+  /* Arguments of an op call (the args of call_kernel/call_extern are its tuple). */
+  int (*num_args)(rxt_ir_builder_t* b, rxt_ir_expr_t call);
+  rxt_ir_expr_t (*arg)(rxt_ir_builder_t* b, rxt_ir_expr_t call, int index);
+  /* Attributes of an op call (complete with defaults). RXT_NOT_FOUND if the op has no such
+   * attribute, RXT_INVALID_ARGUMENT if it holds another kind; an optional attribute that is
+   * unset reads as RXT_NOT_FOUND. Strings and lists stay valid while the callback runs. */
+  rxt_code_t (*attr_int)(rxt_ir_builder_t* b, rxt_ir_expr_t call, const char* name, int64_t* out);
+  rxt_code_t (*attr_float)(rxt_ir_builder_t* b, rxt_ir_expr_t call, const char* name, double* out);
+  rxt_code_t (*attr_bool)(rxt_ir_builder_t* b, rxt_ir_expr_t call, const char* name, int* out);
+  rxt_code_t (*attr_string)(rxt_ir_builder_t* b, rxt_ir_expr_t call, const char* name, const char** out);
+  rxt_code_t (*attr_ints)(rxt_ir_builder_t* b, rxt_ir_expr_t call, const char* name, const int64_t** values,
+                          int* count);
+  /* The attribute in the text format ("[1, 2]", "\"NCHW\"", "float32"), for passing it on
+   * unchanged. NULL if absent. */
+  const char* (*attr_text)(rxt_ir_builder_t* b, rxt_ir_expr_t call, const char* name);
+
+  /* Struct info. A tensor: ndim (-1 unknown), dtype name ("float32"; "" unknown), and each dim:
+   * 1 with *value set if it is a known integer, 0 if symbolic or unknown. A tuple: its size
+   * (-1 for anything that is not a tuple). The text form, e.g. "Tensor((n, 10), float32)". */
+  int (*is_tensor)(rxt_ir_builder_t* b, rxt_ir_expr_t e);
+  int (*ndim)(rxt_ir_builder_t* b, rxt_ir_expr_t e);
+  const char* (*dtype)(rxt_ir_builder_t* b, rxt_ir_expr_t e);
+  int (*dim)(rxt_ir_builder_t* b, rxt_ir_expr_t e, int axis, int64_t* value);
+  int (*tuple_size)(rxt_ir_builder_t* b, rxt_ir_expr_t e);
+  const char* (*struct_info_text)(rxt_ir_builder_t* b, rxt_ir_expr_t e);
+
+  /* ---- Building ---- */
+
+  /* Calls op |op_name| on |args| with attributes in the text format's syntax
+   * ("axis=[1], keepdims=true"; NULL or "" for the defaults). */
+  rxt_ir_expr_t (*op)(rxt_ir_builder_t* b, const char* op_name, const rxt_ir_expr_t* args, int num_args,
+                      const char* attrs);
+  /* A 0-d tensor constant of |dtype| ("float32", "int64", ...) holding |value|. */
+  rxt_ir_expr_t (*scalar)(rxt_ir_builder_t* b, double value, const char* dtype);
+  /* A tensor constant: |dtype| and |shape|, its elements from |values| converted to dtype. */
+  rxt_ir_expr_t (*constant)(rxt_ir_builder_t* b, const double* values, const int64_t* shape, int ndim,
+                            const char* dtype);
+  /* The shape of a tensor (its struct info's dims, symbolic ones included) as a shape value,
+   * for ops that take a shape (reshape, broadcast_to, collapse_sum_to, zeros, full...). */
+  rxt_ir_expr_t (*shape_of)(rxt_ir_builder_t* b, rxt_ir_expr_t tensor);
+  /* A shape value of known dims. */
+  rxt_ir_expr_t (*shape)(rxt_ir_builder_t* b, const int64_t* dims, int ndim);
+  rxt_ir_expr_t (*tuple)(rxt_ir_builder_t* b, const rxt_ir_expr_t* fields, int num_fields);
+  rxt_ir_expr_t (*get_item)(rxt_ir_builder_t* b, rxt_ir_expr_t tuple, int index);
+
+  /* ---- Functions (losses and optimizers build whole functions) ---- */
+
+  /* Adds a parameter named |name| with struct info |struct_info| in the text format
+   * ("Tensor((n,), int64)") to the function being built; returns it. Only where the callback's
+   * documentation allows it (a loss declares its targets this way). */
+  rxt_ir_expr_t (*param)(rxt_ir_builder_t* b, const char* name, const char* struct_info);
+  /* Declares one tensor of optimizer state (optimizers only): named |name| (unique, e.g.
+   * "lr", "adam_m.3"), of struct info |struct_info|, every element |init| at the start of
+   * training. Returns its current value; give its next value with set_state. */
+  rxt_ir_expr_t (*state)(rxt_ir_builder_t* b, const char* name, const char* struct_info, double init);
+  /* The value a state takes after this step (optimizers only); a state never set keeps its value. */
+  rxt_code_t (*set_state)(rxt_ir_builder_t* b, rxt_ir_expr_t state, rxt_ir_expr_t next);
+
+  /* The first error recorded in the builder, or NULL. */
+  const char* (*error)(rxt_ir_builder_t* b);
+  /* Records an error of the plugin's own (e.g. an option out of range); returns NULL. */
+  rxt_ir_expr_t (*fail)(rxt_ir_builder_t* b, const char* message);
+} rxt_ir_api_t;
+
+#define RXT_IR_API_HAS(api, member) \
+  ((api)->struct_size >= offsetof(rxt_ir_api_t, member) + sizeof((api)->member))
+
+/* ---- What each kind of plugin item's callback is (cast rxt_plugin_item_t.callback to it) ---- */
+
+/* A gradient rule; the item is named after its op ("matmul"). |call| is the op call, |output|
+ * the variable bound to it, |output_grad| the adjoint of the output (a tuple expression for an
+ * op with a tuple result). Fill |input_grads[i]| (num_args(call) entries, all NULL on entry) with
+ * the adjoint of argument i, of the argument's struct info; leave NULL where none flows (an
+ * integer index, a shape, a target). Return RXT_OK, or an error code after b's error is set
+ * (ir->fail). */
+typedef rxt_code_t (*rxt_gradient_rule_fn)(const rxt_ir_api_t* ir, rxt_ir_builder_t* b, rxt_ir_expr_t call,
+                                           rxt_ir_expr_t output, rxt_ir_expr_t output_grad,
+                                           rxt_ir_expr_t* input_grads);
+
+/* A loss: builds the loss function from the backbone's prediction. |options| are attributes in
+ * the text format ("reduction=\"mean\", ignore_index=-100"); unknown names are an error (fail).
+ * The callback declares its target parameter(s) with ir->param (their struct info follows from
+ * the prediction's: class indices, one-hot, same shape...) and returns the loss, a 0-d tensor
+ * (a tensor of the prediction's batch shape with reduction "none"), in |*loss|. */
+typedef rxt_code_t (*rxt_loss_fn)(const rxt_ir_api_t* ir, rxt_ir_builder_t* b, const char* options,
+                                  rxt_ir_expr_t prediction, rxt_ir_expr_t* loss);
+
+/* An optimizer: builds one update step. |params| and |grads| (|num_params| each) are the
+ * parameters and their gradients; the callback declares its state with ir->state — by
+ * convention "lr" and "weight_decay" are 0-d float32 states the Trainer may change between
+ * steps (learning-rate schedules), "step" counts steps — and fills |new_params| with the
+ * updated parameters (same struct info). |options| as for a loss ("lr=0.001, betas=[0.9,
+ * 0.999]"). */
+typedef rxt_code_t (*rxt_optimizer_fn)(const rxt_ir_api_t* ir, rxt_ir_builder_t* b, const char* options,
+                                       const rxt_ir_expr_t* params, const rxt_ir_expr_t* grads, int num_params,
+                                       rxt_ir_expr_t* new_params);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* RXT_IR_BUILDER_H_ */
