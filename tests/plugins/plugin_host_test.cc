@@ -156,7 +156,7 @@ TEST_F(PluginHostTest, ALibraryWithoutTheEntryPointIsRejected) {
 
 TEST_F(PluginHostTest, AnUnsupportedAbiVersionIsRejectedWithNothingRegistered) {
   ExpectLoadError(Bad("test_wrong_abi"), ErrorCode::kFailedPrecondition,
-                  "speaks plugin ABI version 99, but this host supports 1 to 1");
+                  "speaks plugin ABI version 99, but this host supports 1 to 2");
   EXPECT_FALSE(host_.Find(PluginItemKind::kOptimizer, "test_from_the_future").has_value());
   EXPECT_TRUE(host_.Plugins().empty());
   EXPECT_FALSE(IsLoaded(Bad("test_wrong_abi")));  // closed again

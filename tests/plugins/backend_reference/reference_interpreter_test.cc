@@ -1,6 +1,5 @@
 // The reference interpreter on whole kernels: the seed's MyModule against plain C++ loops, a
 // batch-64 matmul (and how long it takes), and each statement kind.
-#include <chrono>
 #include <cmath>
 #include <random>
 #include <thread>
@@ -70,16 +69,14 @@ kernel @matmul(X: Buffer((b, k), float32), W: Buffer((k, n), float32), Z: Buffer
 }
 )";
 
-TEST(ReferenceInterpreter, Matmul784x128AtBatch64IsCorrectAndQuick) {
+TEST(ReferenceInterpreter, Matmul784x128AtBatch64IsExact) {
   ReferenceInterpreter matmul = Compile(kMatmul, "matmul");
   const int64_t batch = 64, k = 784, n = 128;
   HostTensor x({batch, k}, kF32), w({k, n}, kF32), z({batch, n}, kF32);
   std::vector<float> xs = RandomFloats(batch * k, 4), ws = RandomFloats(k * n, 5);
   x.Fill(xs);
   w.Fill(ws);
-  auto start = std::chrono::steady_clock::now();
   matmul.Run({x.arg(), w.arg(), z.arg()});
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (int64_t i = 0; i < batch; ++i) {
     for (int64_t j = 0; j < n; ++j) {
       float acc = 0.0f;
@@ -87,12 +84,7 @@ TEST(ReferenceInterpreter, Matmul784x128AtBatch64IsCorrectAndQuick) {
       ASSERT_EQ(z.at<float>({i, j}), acc) << i << ", " << j;
     }
   }
-  RecordProperty("seconds", std::to_string(seconds));
-  // About 0.3 s on an idle machine (the interpreter is optimized in every build type); the bound
-  // leaves room for a busy CI machine. Sanitizers slow everything down several times.
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-  EXPECT_LT(seconds, 2.0) << "6.4M multiply-adds should take well under a second";
-#endif
+  // (Speed is measured by benchmarks, not by tests: a busy CI machine must not fail this.)
 }
 
 TEST(ReferenceInterpreter, EveryLoopKindRunsInOrder) {
