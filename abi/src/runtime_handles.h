@@ -17,6 +17,6 @@ struct rxt_executable_s {
 struct rxt_vm_s {
   std::atomic<int> references{1};
   // The provider outlives the VM, which keeps a reference to it.
-  std::unique_ptr<rxt::PluginKernelProvider> provider;
+  std::unique_ptr<rxt::KernelProvider> provider;
   std::unique_ptr<rxt::VirtualMachine> vm;
 };

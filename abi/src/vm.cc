@@ -1,6 +1,7 @@
 // The VM across the ABI: create from an executable and a backend, invoke with DLPack tensors,
 // profile.
 #include "runtime_handles.h"
+#include "rxt/runtime/aot_library.h"
 #include "rxt/runtime/dlpack.h"
 
 namespace {
@@ -57,7 +58,12 @@ rxt_status_t rxt_vm_create(const rxt_executable_t* executable, const char* backe
   const rxt::Executable& exec = executable->executable;
   std::string name = backend != nullptr ? backend : !exec.backend.empty() ? exec.backend : "reference";
   auto handle = std::make_unique<rxt_vm_s>();
-  handle->provider = std::make_unique<rxt::PluginKernelProvider>(FindBackend(name));
+  // Kernels compiled ahead of time run from their library unless another backend is named.
+  if (!exec.aot_library.empty() && (backend == nullptr || name == exec.backend)) {
+    handle->provider = std::make_unique<rxt::AotKernelProvider>(rxt::AotKernelProvider::ForExecutable(exec));
+  } else {
+    handle->provider = std::make_unique<rxt::PluginKernelProvider>(FindBackend(name));
+  }
   handle->vm = std::make_unique<rxt::VirtualMachine>(exec, *handle->provider);
   *out_vm = handle.release();
   RXT_API_END();

@@ -14,6 +14,7 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
     std::string output;
     std::string backend = "reference";
     std::vector<std::string> libraries;
+    std::string emit_library;
   };
   auto options = std::make_shared<Options>();
   CLI::App* build = app.add_subcommand("build", "Compile an .rxt file into an executable (.rxtx) for the VM.");
@@ -24,16 +25,22 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
       ->capture_default_str();
   build->add_option("--library", options->libraries,
                     "Kernel libraries for matmul/conv2d (dnnl), or none; default: the backend's (cpu: dnnl)");
+  build->add_option("--emit-library", options->emit_library,
+                    "Also compile the kernels ahead of time into this shared library (OUT.so), which 'rxt run' "
+                    "then uses without a compiler; needs a backend that can (cpu)")
+      ->type_name("OUT.so");
   build->footer("Runs the build pipeline first (LegalizeOps, then fusion), so op calls become kernels. Example:\n"
                 "  rxt build examples/my_module.rxt -o my_module.rxtx");
   build->callback([options, &result] {
     BuildOptions build_options{.backend = options->backend};
     build_options.libraries = ChooseLibraries(options->backend, options->libraries);
+    build_options.emit_library = options->emit_library;
     Executable exec = Build(ParseFile(options->file), build_options);
     exec.Save(options->output);
     auto count = [](size_t n, const char* what) { return StrCat(n, " ", what, n == 1 ? "" : "s"); };
     std::cout << options->output << ": " << count(exec.functions.size(), "function") << ", "
-              << count(exec.kernels.size(), "kernel") << ", backend " << (exec.backend.empty() ? "any" : exec.backend) << "\n";
+              << count(exec.kernels.size(), "kernel") << ", backend " << (exec.backend.empty() ? "any" : exec.backend)
+              << (exec.aot_library.empty() ? "" : ", kernel library " + options->emit_library) << "\n";
     result.exit_code = 0;
   });
 }

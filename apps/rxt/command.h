@@ -23,6 +23,7 @@ void AddPassesCommand(CLI::App& app, CommandResult& result);
 void AddPluginsCommand(CLI::App& app, CommandResult& result);
 void AddBuildCommand(CLI::App& app, CommandResult& result);
 void AddRunCommand(CLI::App& app, CommandResult& result);
+void AddTrainCommand(CLI::App& app, CommandResult& result);
 
 /// The whole file; throws kNotFound naming it if it cannot be read.
 std::string ReadFile(const std::string& path);

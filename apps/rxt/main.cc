@@ -5,6 +5,7 @@
 //   rxt ops | passes | plugins       what is registered
 //   rxt build FILE -o OUT.rxtx       compile to an executable for the VM
 //   rxt run OUT.rxtx --input x=x.npy run one of its functions on .npy inputs
+//   rxt train [--model FILE.rxt]      train a model on Fashion-MNIST (the seed MLP by default)
 //   rxt --version
 //
 // Every failure prints "rxt: error: ..." to stderr and exits 1.
@@ -38,6 +39,7 @@ int Run(int argc, char** argv) {
   rxt::cli::AddPluginsCommand(app, result);
   rxt::cli::AddBuildCommand(app, result);
   rxt::cli::AddRunCommand(app, result);
+  rxt::cli::AddTrainCommand(app, result);
 
   // CLI11 would take an unknown command for a stray argument ("A subcommand is required").
   const CLI::App& commands = app;

@@ -8,6 +8,7 @@
 #include "command.h"
 #include "npy.h"
 #include "rxt/plugin/plugin_kernel_provider.h"
+#include "rxt/runtime/aot_library.h"
 #include "rxt/runtime/vm.h"
 
 namespace rxt::cli {
@@ -79,9 +80,15 @@ void Run(const RunOptions& options) {
   }
   for (const std::string& path : options.plugins) host.Load(path);
   std::string backend = !options.backend.empty() ? options.backend : !exec.backend.empty() ? exec.backend : "reference";
-  PluginKernelProvider provider = PluginKernelProvider::Find(backend, host);
+  // Kernels compiled ahead of time run from their library, unless another backend is asked for.
+  std::unique_ptr<KernelProvider> provider;
+  if (!exec.aot_library.empty() && backend == exec.backend) {
+    provider = std::make_unique<AotKernelProvider>(AotKernelProvider::ForExecutable(exec));
+  } else {
+    provider = std::make_unique<PluginKernelProvider>(PluginKernelProvider::Find(backend, host));
+  }
 
-  VirtualMachine vm(std::move(exec), provider);
+  VirtualMachine vm(std::move(exec), *provider);
   vm.SetProfiling(options.profile);
   Value result = vm.Invoke(options.function, args);
   if (!options.output.empty()) {

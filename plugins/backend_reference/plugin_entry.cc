@@ -88,7 +88,8 @@ rxt_code_t CallKernel(void* /*state*/, void* kernel, void* const* args, int num_
 
 void FreeKernel(void* /*state*/, void* kernel) { delete static_cast<ReferenceInterpreter*>(kernel); }
 
-const rxt_backend_t kBackend = {sizeof(rxt_backend_t), "reference", nullptr, &LoadKernel, &CallKernel, &FreeKernel};
+// No emit_library: the reference backend only interprets.
+const rxt_backend_t kBackend = {sizeof(rxt_backend_t), "reference", nullptr, &LoadKernel, &CallKernel, &FreeKernel, nullptr};
 
 const rxt_plugin_item_t kBackends[] = {
     {sizeof(rxt_plugin_item_t), "reference",

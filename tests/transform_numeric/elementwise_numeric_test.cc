@@ -26,6 +26,7 @@ TEST(ElementwiseNumeric, UnaryFloatOpsOnSymbolicAndStaticShapes) {
       {"rsqrt", [](double x) { return 1 / std::sqrt(x); }, 0.1, 4},
       {"tanh", [](double x) { return std::tanh(x); }, -3, 3},
       {"sigmoid", [](double x) { return 1 / (1 + std::exp(-x)); }, -4, 4},
+      {"erf", [](double x) { return std::erf(x); }, -3, 3},
   };
   uint32_t seed = 1;
   for (const UnaryCase& c : cases) {

@@ -6,6 +6,8 @@
 #include <set>
 #include <string>
 
+#include "backend_conformance.h"
+#include "numeric_test_util.h"
 #include "rxt/op/registry.h"
 #include "rxt/transform/legalize.h"
 #include "rxt/transform/passes.h"
@@ -15,7 +17,7 @@ namespace {
 
 const std::set<std::string> kNumericallyTested = {
     // elementwise_numeric_test.cc
-    "negative", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "add", "subtract", "multiply", "divide",
+    "negative", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "add", "subtract", "multiply", "divide",
     "power", "maximum", "minimum", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "where",
     "astype", "clip",
     // linalg_numeric_test.cc
@@ -29,8 +31,16 @@ const std::set<std::string> kNumericallyTested = {
     "zeros", "ones", "full", "zeros_like", "ones_like", "full_like",
     // nn_numeric_test.cc, nn_norm_loss_numeric_test.cc
     "nn.relu", "nn.gelu", "nn.silu", "nn.conv2d", "nn.max_pool2d", "nn.avg_pool2d", "nn.adaptive_avg_pool2d",
+    // nn_backward_numeric_test.cc
+    "nn.conv2d_transpose", "nn.max_pool2d_backward", "nn.avg_pool2d_backward", "nn.adaptive_avg_pool2d_backward",
+    "nn.dropout",
     "nn.batch_norm", "nn.layer_norm", "nn.nll_loss", "nn.cross_entropy_with_logits",
+    // checkpoint_numeric_test.cc
+    "checkpoint_start", "checkpoint_end",
 };
+
+// Backends besides the reference that this build must check (RXT_EXPECTED_BACKENDS from CMake).
+const std::vector<std::string> kExpectedBackends = {RXT_EXPECTED_BACKENDS};
 
 // Already legal: their legalization keeps the call.
 const std::set<std::string> kBuiltins = {"call_kernel", "call_extern", "print", "assert"};
@@ -44,6 +54,19 @@ TEST(NumericCoverage, EveryLegalizedOpHasNumericTests) {
     EXPECT_TRUE(kNumericallyTested.count(op->name())) << op->name() << " is legalized but has no numeric test";
   }
   EXPECT_EQ(legalized, static_cast<int>(kNumericallyTested.size()));
+}
+
+// The conformance check runs on every backend this build has; the CPU backend must be among
+// them when it is built (so it cannot silently drop out), and it runs the kernels.
+TEST(BackendConformance, EveryBuiltBackendRunsTheKernels) {
+  numeric::Array x = numeric::Random({3, 5}, DType::kFloat32, 3);
+  numeric::RunOp("%x: Tensor((n, 5), float32)", "nn.relu(%x)", {x});
+  for (const std::string& backend : kExpectedBackends) {
+    auto backends = numeric::ConformanceBackends();
+    EXPECT_NE(std::find(backends.begin(), backends.end(), backend), backends.end()) << backend << " was not loaded";
+    auto it = numeric::KernelsCheckedPerBackend().find(backend);
+    EXPECT_TRUE(it != numeric::KernelsCheckedPerBackend().end() && it->second > 0) << backend << " ran no kernel";
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <random>
 #include <unordered_map>
 
+#include "backend_conformance.h"
 #include "reference_interpreter.h"
 #include "rxt/ir/equality.h"
 #include "rxt/ir/kernel_encoding.h"
@@ -305,13 +306,29 @@ class Evaluator {
     size_t count = inputs.size() + outputs.size();
     std::vector<Shape> shapes;
     std::vector<DLTensor> tensors;
+    std::vector<DLTensor> all;  // every argument, scalars as 0-d tensors (for the other backends)
+    std::vector<int64_t> int_scalars(count);
+    std::vector<double> float_scalars(count);
     shapes.reserve(count);
     tensors.reserve(count);
     std::vector<ref::KernelArg> args;
     auto add = [&](const Value& v) {
       if (v.kind == Value::Kind::kScalar) {
-        args.push_back(IsFloat(v.scalar_dtype) ? ref::KernelArg::Float(v.scalar)
-                                               : ref::KernelArg::Int(static_cast<int64_t>(v.scalar)));
+        bool is_float = IsFloat(v.scalar_dtype);
+        args.push_back(is_float ? ref::KernelArg::Float(v.scalar) : ref::KernelArg::Int(static_cast<int64_t>(v.scalar)));
+        DLTensor t{};
+        t.device = {kDLCPU, 0};
+        t.ndim = 0;
+        if (is_float) {
+          float_scalars[all.size()] = v.scalar;
+          t.data = &float_scalars[all.size()];
+          t.dtype = ToDLDataType(DType::kFloat64);
+        } else {
+          int_scalars[all.size()] = static_cast<int64_t>(v.scalar);
+          t.data = &int_scalars[all.size()];
+          t.dtype = ToDLDataType(DType::kInt64);
+        }
+        all.push_back(t);
         return;
       }
       RXT_CHECK(v.kind == Value::Kind::kTensor, "a tuple argument of a kernel");
@@ -323,11 +340,13 @@ class Evaluator {
       t.dtype = ToDLDataType(v.tensor.dtype());
       t.shape = shapes.back().data();
       tensors.push_back(t);
+      all.push_back(t);
       args.push_back(ref::KernelArg::Tensor(&tensors.back()));
     };
     for (const Value& v : inputs) add(v);
     for (const Value& v : outputs) add(v);
     kernel.Run(args);
+    CheckKernelOnEveryBackend(name, bytes, all, outputs.size());
   }
 
   const IRModule& module_;

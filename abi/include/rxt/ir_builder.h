@@ -5,7 +5,9 @@
  * Expressions are opaque handles (rxt_ir_expr_t) owned by the builder: valid until the plugin's
  * callback returns, never freed by the plugin. Every building function binds what it makes to a
  * new variable of the function being built, with its struct info inferred (shapes may be
- * symbolic), and returns that variable.
+ * symbolic), and returns that variable; values that need no variable (constants, shapes, prim
+ * values, tuples of such handles, a field of a tuple built with `tuple`) are returned as they
+ * are.
  *
  * Errors: a building function that fails (an unknown op, bad attributes, operands whose shapes
  * do not fit) returns NULL and records the error in the builder; every later call with a NULL
@@ -109,6 +111,32 @@ typedef struct rxt_ir_api_s {
   const char* (*error)(rxt_ir_builder_t* b);
   /* Records an error of the plugin's own (e.g. an option out of range); returns NULL. */
   rxt_ir_expr_t (*fail)(rxt_ir_builder_t* b, const char* message);
+
+  /* ---- Added after the first draft of version 2: check RXT_IR_API_HAS ---- */
+
+  /* Dim |axis| of a tensor as the text format writes it ("64", "n", "n * 2"), for struct infos
+   * handed to param() and state(); NULL if unknown. */
+  const char* (*dim_text)(rxt_ir_builder_t* b, rxt_ir_expr_t e, int axis);
+  /* A scalar value (Prim) of |dtype| ("int64", "float32", "bool"), for op inputs of type Prim
+   * (one_hot's on_value, full's fill_value...). */
+  rxt_ir_expr_t (*prim)(rxt_ir_builder_t* b, double value, const char* dtype);
+
+  /* Options of losses and optimizers: |options| is the text the callback received ("lr=0.001,
+   * betas=[0.9, 0.999], nesterov=true"). Each reader returns RXT_OK and sets its outputs,
+   * RXT_NOT_FOUND if the option is absent, or RXT_INVALID_ARGUMENT after recording an error in
+   * the builder (naming the option) if it holds another kind or |options| does not parse. An
+   * int reads as a float; a single number as a list of one. Lists and strings stay valid
+   * while the callback runs. */
+  rxt_code_t (*option_int)(rxt_ir_builder_t* b, const char* options, const char* name, int64_t* out);
+  rxt_code_t (*option_float)(rxt_ir_builder_t* b, const char* options, const char* name, double* out);
+  rxt_code_t (*option_bool)(rxt_ir_builder_t* b, const char* options, const char* name, int* out);
+  rxt_code_t (*option_string)(rxt_ir_builder_t* b, const char* options, const char* name, const char** out);
+  rxt_code_t (*option_floats)(rxt_ir_builder_t* b, const char* options, const char* name, const double** values,
+                              int* count);
+  /* RXT_OK if every option named in |options| is one of the |num_known| names in |known|;
+   * else RXT_INVALID_ARGUMENT after recording an error naming the unknown option and the known
+   * ones (or the parse error). Call it first: misspelled options are then never ignored. */
+  rxt_code_t (*check_options)(rxt_ir_builder_t* b, const char* options, const char* const* known, int num_known);
 } rxt_ir_api_t;
 
 #define RXT_IR_API_HAS(api, member) \

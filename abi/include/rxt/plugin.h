@@ -130,9 +130,19 @@ typedef struct rxt_plugin_descriptor_s {
   size_t num_backends;
 } rxt_plugin_descriptor_t;
 
+/* One kernel a backend compiles ahead of time (rxt_backend_t.emit_library). */
+typedef struct rxt_aot_kernel_s {
+  const char* name;     /* the kernel's name, for messages */
+  const uint8_t* bytes; /* the kernel in the portable kernel format (rxt/kernel_format.h) */
+  size_t size;
+  const char* symbol;   /* the C identifier to export it under: chosen by the host, unique */
+} rxt_aot_kernel_t;
+
 /* A backend's kernel functions. A backend item whose `user_data` is non-NULL points to one of
  * these (static storage, like the item); a backend item with NULL `user_data` is known by name
- * only and cannot run kernels. The host checks `struct_size` and that `name` equals the item's.
+ * only and cannot run kernels. The host checks `struct_size` and that `name` equals the item's;
+ * members after free_kernel were added later: a host checks `struct_size` before reading one
+ * (RXT_BACKEND_HAS).
  *
  * Every callback is called with `state` and must not let a C++ exception escape. On failure it
  * writes a NUL-terminated message (without the backend's or kernel's name: the host adds them)
@@ -153,7 +163,19 @@ typedef struct rxt_backend_s {
                             size_t error_size);
   /* Frees a handle returned by load_kernel. */
   void (*free_kernel)(void* state, void* kernel);
+  /* --- added after the first version: check RXT_BACKEND_HAS --- */
+  /* Optional (NULL: the backend runs kernels only through load_kernel). Compiles |num_kernels|
+   * kernels ahead of time into one shared library written to |output_path| (through a
+   * temporary file renamed into place). The library links nothing of rxt and needs no compiler
+   * at run time: it exports each kernel as an rxt_compiled_kernel_fn under its symbol, and
+   * RXT_AOT_LIBRARY_INFO_SYMBOL (rxt/compiled_kernel.h). Returns RXT_OK, or another code after
+   * writing |error|. */
+  rxt_code_t (*emit_library)(void* state, const rxt_aot_kernel_t* kernels, size_t num_kernels,
+                             const char* output_path, char* error, size_t error_size);
 } rxt_backend_t;
+
+#define RXT_BACKEND_HAS(backend, member) \
+  ((backend)->struct_size >= offsetof(rxt_backend_t, member) + sizeof((backend)->member))
 
 typedef const rxt_plugin_descriptor_t* (*rxt_plugin_entry_fn_t)(uint32_t host_abi_version,
                                                                 const rxt_host_api_t* host_api);

@@ -233,8 +233,11 @@ typedef struct rxt_vm_s rxt_vm_t;
 /* A VM running |executable| with the kernels of the backend |backend| (NULL: the executable's
  * backend, or "reference" if it has none). The backend comes from a loaded plugin
  * (rxt_plugin_load); if none provides it, the plugin search path is loaded first
- * (rxt_plugins_load_search_path). RXT_NOT_FOUND for an unknown backend or an extern function
- * that is not registered; RXT_FAILED_PRECONDITION for an executable built for another backend. */
+ * (rxt_plugins_load_search_path). An executable built with a kernel library (rxt build
+ * --emit-library) runs its kernels from that library, without the backend's plugin, unless
+ * another backend is named. RXT_NOT_FOUND for an unknown backend, a missing kernel library or an
+ * extern function that is not registered; RXT_FAILED_PRECONDITION for an executable built for
+ * another backend. */
 RXT_API rxt_status_t rxt_vm_create(const rxt_executable_t* executable, const char* backend, rxt_vm_t** out_vm);
 RXT_API rxt_vm_t* rxt_vm_retain(rxt_vm_t* vm);
 RXT_API void rxt_vm_release(rxt_vm_t* vm);
@@ -253,6 +256,122 @@ RXT_API rxt_status_t rxt_vm_invoke(rxt_vm_t* vm, const char* function, DLManaged
 RXT_API rxt_status_t rxt_vm_set_profiling(rxt_vm_t* vm, int on);
 /* The profile as a text table; free |*out_text| with rxt_string_free. */
 RXT_API rxt_status_t rxt_vm_profile(const rxt_vm_t* vm, char** out_text);
+
+/* ---- Trainer ------------------------------------------------------------------------------ */
+
+/* A compiled training step with its parameters, model states and optimizer state kept resident
+ * (the seed's relax.training.Trainer; docs/training.md, "Trainer"). One update is one VM call
+ * running forward pass, loss, gradients and the optimizer's update. Not thread-safe: one call at
+ * a time per trainer. */
+typedef struct rxt_trainer_s rxt_trainer_t;
+
+typedef struct rxt_trainer_options_s {
+  size_t struct_size;            /* sizeof(rxt_trainer_options_t) */
+  const char* backend;           /* the backend to build and run on; NULL: "reference" */
+  /* For a backbone module (a function @backbone, attributes param_num and state_num): the loss
+   * and the optimizer, by name, with options in the attribute syntax. A trainer module (the
+   * result of SetupTrainer, with @train_step) ignores them. */
+  const char* loss;              /* e.g. "cross_entropy" */
+  const char* loss_options;      /* e.g. "reduction=\"sum\""; NULL: none */
+  const char* optimizer;         /* e.g. "sgd" */
+  const char* optimizer_options; /* e.g. "lr=0.01, weight_decay=0.01"; NULL: none */
+  int32_t opt_level;             /* default 2 */
+  /* Comma-separated kernel libraries whose functions may replace generated kernels ("dnnl"),
+   * "none", or NULL for the backend's default (cpu: dnnl). */
+  const char* libraries;
+} rxt_trainer_options_t;
+
+/* Fills |options| with the defaults and sets struct_size. */
+RXT_API void rxt_trainer_options_init(rxt_trainer_options_t* options);
+
+/* Builds |module| (a backbone module with options->loss and options->optimizer, or a trainer
+ * module) for options->backend and creates a trainer. Parameters and states of static shape
+ * start at zero. Losses, optimizers, gradient rules and the backend come from loaded plugins; if
+ * one is missing, the plugin search path is loaded first. |options| may be NULL only for a
+ * trainer module. RXT_INVALID_ARGUMENT for an invalid backbone (the message starts
+ * "SetupTrainer: "), RXT_NOT_FOUND for an unknown loss, optimizer or backend,
+ * RXT_UNIMPLEMENTED for ops without a gradient rule. |*out_trainer| must be released. */
+RXT_API rxt_status_t rxt_trainer_create(const rxt_module_t* module, const rxt_trainer_options_t* options,
+                                        rxt_trainer_t** out_trainer);
+RXT_API rxt_trainer_t* rxt_trainer_retain(rxt_trainer_t* trainer);
+RXT_API void rxt_trainer_release(rxt_trainer_t* trainer);
+
+/* The tensors a trainer has, by kind. */
+typedef enum rxt_trainer_tensors_e {
+  RXT_TRAINER_INPUTS = 0,         /* what predict/update/evaluate take first */
+  RXT_TRAINER_TARGETS = 1,        /* what update/evaluate take after the inputs */
+  RXT_TRAINER_PARAMS = 2,         /* trained parameters, named as in @backbone */
+  RXT_TRAINER_STATES = 3,         /* model states (e.g. batch-norm running statistics) */
+  RXT_TRAINER_OPTIMIZER_STATE = 4 /* "lr", "weight_decay", "step", per-parameter buffers... */
+} rxt_trainer_tensors_t;
+
+/* How many tensors of |kind| there are (predict's outputs: rxt_trainer_num_outputs). */
+RXT_API rxt_status_t rxt_trainer_count(const rxt_trainer_t* trainer, rxt_trainer_tensors_t kind, size_t* out_count);
+/* The name of tensor |index| of |kind|; free |*out_name| with rxt_string_free. */
+RXT_API rxt_status_t rxt_trainer_name(const rxt_trainer_t* trainer, rxt_trainer_tensors_t kind, size_t index,
+                                      char** out_name);
+/* The index of the tensor of |kind| called |name|; RXT_NOT_FOUND listing the names. */
+RXT_API rxt_status_t rxt_trainer_find(const rxt_trainer_t* trainer, rxt_trainer_tensors_t kind, const char* name,
+                                      size_t* out_index);
+/* How many tensors rxt_trainer_predict returns. */
+RXT_API rxt_status_t rxt_trainer_num_outputs(const rxt_trainer_t* trainer, size_t* out_count);
+
+/* A copy of parameter, state or optimizer-state tensor |index| (a snapshot: later updates do
+ * not change it). The caller owns |*out_tensor| and calls its deleter. */
+RXT_API rxt_status_t rxt_trainer_get(const rxt_trainer_t* trainer, rxt_trainer_tensors_t kind, size_t index,
+                                     DLManagedTensor** out_tensor);
+/* Sets parameter or state |index| from a borrowed CPU tensor (copied). RXT_INVALID_ARGUMENT
+ * naming it and both types for a wrong dtype or shape; RXT_OUT_OF_RANGE for a bad index. */
+RXT_API rxt_status_t rxt_trainer_set(rxt_trainer_t* trainer, rxt_trainer_tensors_t kind, size_t index,
+                                     const DLManagedTensor* tensor);
+/* The same by name. */
+RXT_API rxt_status_t rxt_trainer_get_by_name(const rxt_trainer_t* trainer, rxt_trainer_tensors_t kind,
+                                             const char* name, DLManagedTensor** out_tensor);
+RXT_API rxt_status_t rxt_trainer_set_by_name(rxt_trainer_t* trainer, rxt_trainer_tensors_t kind, const char* name,
+                                             const DLManagedTensor* tensor);
+
+/* Xavier (Glorot) uniform weights and zero biases, from |seed| (the same values everywhere). */
+RXT_API rxt_status_t rxt_trainer_init_xavier_uniform(rxt_trainer_t* trainer, uint64_t seed);
+/* Zeros for every tensor of |kind| (RXT_TRAINER_PARAMS or RXT_TRAINER_STATES); for
+ * RXT_TRAINER_OPTIMIZER_STATE, the initial optimizer state and a step count of 0. */
+RXT_API rxt_status_t rxt_trainer_init_zero(rxt_trainer_t* trainer, rxt_trainer_tensors_t kind);
+
+/* The backbone's outputs for |inputs| (borrowed CPU tensors, one per input), as in
+ * rxt_vm_invoke: RXT_OUT_OF_RANGE if |capacity| < rxt_trainer_num_outputs. */
+RXT_API rxt_status_t rxt_trainer_predict(rxt_trainer_t* trainer, DLManagedTensor* const* inputs, size_t num_inputs,
+                                         DLManagedTensor** outputs, size_t capacity, size_t* out_num_outputs);
+/* One training step; |*out_loss| (may be NULL) is the loss before the update. Wrong counts,
+ * dtypes or shapes: RXT_INVALID_ARGUMENT naming the function and the argument, and nothing
+ * changes. */
+RXT_API rxt_status_t rxt_trainer_update(rxt_trainer_t* trainer, DLManagedTensor* const* inputs, size_t num_inputs,
+                                        DLManagedTensor* const* targets, size_t num_targets, double* out_loss);
+/* The loss, without changing anything. */
+RXT_API rxt_status_t rxt_trainer_evaluate(rxt_trainer_t* trainer, DLManagedTensor* const* inputs, size_t num_inputs,
+                                          DLManagedTensor* const* targets, size_t num_targets, double* out_loss);
+/* Updates done since initialization (or restored from a checkpoint). */
+RXT_API rxt_status_t rxt_trainer_step(const rxt_trainer_t* trainer, int64_t* out_step);
+
+/* The learning rate is runtime state of the compiled step: changing it recompiles nothing.
+ * Setting one removes the schedule. RXT_FAILED_PRECONDITION if the optimizer has no "lr". */
+RXT_API rxt_status_t rxt_trainer_learning_rate(const rxt_trainer_t* trainer, double* out_lr);
+RXT_API rxt_status_t rxt_trainer_set_learning_rate(rxt_trainer_t* trainer, double lr);
+/* From now on, update k runs with the rate of |schedule| for |base_lr|: "constant",
+ * "step:step_size=N,gamma=G", "cosine:total_steps=N,min_lr=M", "warmup:steps=N", each also with
+ * warmup=N (docs/training.md). RXT_INVALID_ARGUMENT naming the problem. */
+RXT_API rxt_status_t rxt_trainer_set_schedule(rxt_trainer_t* trainer, const char* schedule, double base_lr);
+
+/* Writes parameters, states, optimizer state and the step count to |path| (safetensors),
+ * atomically. Loading it into a trainer of the same module and going on continues
+ * bit-identically; a checkpoint that does not fit is RXT_DATA_LOSS naming the problem, and
+ * changes nothing. */
+RXT_API rxt_status_t rxt_trainer_save_checkpoint(const rxt_trainer_t* trainer, const char* path);
+RXT_API rxt_status_t rxt_trainer_load_checkpoint(rxt_trainer_t* trainer, const char* path);
+
+/* Runs one training step with profiling and returns the time per kernel as a text table (free
+ * with rxt_string_free); the step's results are dropped, nothing changes. */
+RXT_API rxt_status_t rxt_trainer_profile_step(rxt_trainer_t* trainer, DLManagedTensor* const* inputs,
+                                              size_t num_inputs, DLManagedTensor* const* targets, size_t num_targets,
+                                              char** out_text);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -338,4 +338,118 @@ inline void RegisterExtern(const std::string& name, rxt_extern_callback_t callba
 }
 inline void RemoveExtern(const std::string& name) { Check(rxt_extern_remove(name.c_str())); }
 
+/// Options of Trainer::Create (see rxt_trainer_options_t).
+struct TrainerOptions {
+  std::string backend = "reference";
+  std::string loss, loss_options;            // for a backbone module
+  std::string optimizer, optimizer_options;  // for a backbone module
+  int opt_level = 2;
+  std::string libraries;  // "" : the backend's default; "none"; or "dnnl,..."
+};
+
+/// A trainer: parameters, states and optimizer state resident, one VM call per update.
+/// Move-only. Tensors go in borrowed (copied) and come out owned.
+class Trainer : public detail::Handle<rxt_trainer_t, rxt_trainer_retain, rxt_trainer_release> {
+ public:
+  Trainer() = default;
+  static Trainer Create(const Module& module, const TrainerOptions& options = {}) {
+    rxt_trainer_options_t c;
+    rxt_trainer_options_init(&c);
+    c.backend = options.backend.c_str();
+    c.loss = options.loss.empty() ? nullptr : options.loss.c_str();
+    c.loss_options = options.loss_options.c_str();
+    c.optimizer = options.optimizer.empty() ? nullptr : options.optimizer.c_str();
+    c.optimizer_options = options.optimizer_options.c_str();
+    c.opt_level = options.opt_level;
+    c.libraries = options.libraries.empty() ? nullptr : options.libraries.c_str();
+    rxt_trainer_t* handle = nullptr;
+    Check(rxt_trainer_create(module.get(), &c, &handle));
+    return Trainer(handle);
+  }
+
+  size_t Count(rxt_trainer_tensors_t kind) const {
+    size_t count = 0;
+    Check(rxt_trainer_count(get(), kind, &count));
+    return count;
+  }
+  std::string Name(rxt_trainer_tensors_t kind, size_t index) const {
+    char* name = nullptr;
+    Check(rxt_trainer_name(get(), kind, index, &name));
+    return TakeString(name);
+  }
+  size_t Find(rxt_trainer_tensors_t kind, const std::string& name) const {
+    size_t index = 0;
+    Check(rxt_trainer_find(get(), kind, name.c_str(), &index));
+    return index;
+  }
+  ManagedTensor Get(rxt_trainer_tensors_t kind, size_t index) const {
+    DLManagedTensor* tensor = nullptr;
+    Check(rxt_trainer_get(get(), kind, index, &tensor));
+    return ManagedTensor(tensor);
+  }
+  ManagedTensor Get(rxt_trainer_tensors_t kind, const std::string& name) const {
+    DLManagedTensor* tensor = nullptr;
+    Check(rxt_trainer_get_by_name(get(), kind, name.c_str(), &tensor));
+    return ManagedTensor(tensor);
+  }
+  void Set(rxt_trainer_tensors_t kind, size_t index, const DLManagedTensor* tensor) {
+    Check(rxt_trainer_set(get(), kind, index, tensor));
+  }
+  void Set(rxt_trainer_tensors_t kind, const std::string& name, const DLManagedTensor* tensor) {
+    Check(rxt_trainer_set_by_name(get(), kind, name.c_str(), tensor));
+  }
+
+  void InitXavierUniform(uint64_t seed) { Check(rxt_trainer_init_xavier_uniform(get(), seed)); }
+  void InitZero(rxt_trainer_tensors_t kind) { Check(rxt_trainer_init_zero(get(), kind)); }
+
+  std::vector<ManagedTensor> Predict(const std::vector<DLManagedTensor*>& inputs) {
+    size_t count = 0;
+    Check(rxt_trainer_num_outputs(get(), &count));
+    std::vector<DLManagedTensor*> outputs(count, nullptr);
+    Check(rxt_trainer_predict(get(), inputs.data(), inputs.size(), outputs.data(), outputs.size(), &count));
+    std::vector<ManagedTensor> results;
+    for (size_t i = 0; i < count; ++i) results.emplace_back(outputs[i]);
+    return results;
+  }
+  double Update(const std::vector<DLManagedTensor*>& inputs, const std::vector<DLManagedTensor*>& targets) {
+    double loss = 0;
+    Check(rxt_trainer_update(get(), inputs.data(), inputs.size(), targets.data(), targets.size(), &loss));
+    return loss;
+  }
+  double Evaluate(const std::vector<DLManagedTensor*>& inputs, const std::vector<DLManagedTensor*>& targets) {
+    double loss = 0;
+    Check(rxt_trainer_evaluate(get(), inputs.data(), inputs.size(), targets.data(), targets.size(), &loss));
+    return loss;
+  }
+  int64_t Step() const {
+    int64_t step = 0;
+    Check(rxt_trainer_step(get(), &step));
+    return step;
+  }
+
+  double LearningRate() const {
+    double lr = 0;
+    Check(rxt_trainer_learning_rate(get(), &lr));
+    return lr;
+  }
+  void SetLearningRate(double lr) { Check(rxt_trainer_set_learning_rate(get(), lr)); }
+  void SetSchedule(const std::string& schedule, double base_lr) {
+    Check(rxt_trainer_set_schedule(get(), schedule.c_str(), base_lr));
+  }
+
+  void SaveCheckpoint(const std::string& path) const { Check(rxt_trainer_save_checkpoint(get(), path.c_str())); }
+  void LoadCheckpoint(const std::string& path) { Check(rxt_trainer_load_checkpoint(get(), path.c_str())); }
+
+  std::string ProfileStep(const std::vector<DLManagedTensor*>& inputs, const std::vector<DLManagedTensor*>& targets) {
+    char* text = nullptr;
+    Check(rxt_trainer_profile_step(get(), inputs.data(), inputs.size(), targets.data(), targets.size(), &text));
+    return TakeString(text);
+  }
+  /// A second handle to the same trainer.
+  Trainer Share() const { return Trainer(Retained()); }
+
+ private:
+  explicit Trainer(rxt_trainer_t* handle) : Handle(handle) {}
+};
+
 }  // namespace rxt::abi

@@ -2,6 +2,7 @@
 #include "rxt/exec/build.h"
 
 #include "rxt/exec/vm_compiler.h"
+#include "rxt/plugin/kernel_library_emitter.h"
 #include "rxt/transform/passes.h"
 
 namespace rxt {
@@ -19,11 +20,17 @@ std::vector<std::string> BuildPipeline(const BuildOptions& options) {
   if (!options.libraries.empty()) passes.push_back("LegalizeLibraryCalls");
   // Legalizing a module without op calls changes nothing, so it always runs.
   passes.push_back("LegalizeOps");
+  if (options.opt_level >= 1) {
+    // Group fusible kernel calls, then merge each group into one kernel (docs/passes.md).
+    passes.push_back("FuseOps");
+    passes.push_back("FuseKernels");
+  }
   return passes;
 }
 
 IRModule LowerForBuild(IRModule module, const BuildOptions& options) {
   PassContext context;
+  context.opt_level = options.opt_level;
   std::string libraries;
   for (const std::string& name : options.libraries) libraries += (libraries.empty() ? "" : ",") + name;
   if (!libraries.empty()) context.options["LegalizeLibraryCalls.libraries"] = AttrValue(libraries);
@@ -32,7 +39,9 @@ IRModule LowerForBuild(IRModule module, const BuildOptions& options) {
 
 Executable Build(IRModule module, const BuildOptions& options) {
   IRModule lowered = LowerForBuild(std::move(module), options);
-  return CompileToExecutable(lowered, {.backend = options.backend});
+  Executable exec = CompileToExecutable(lowered, {.backend = options.backend, .plan_memory = options.opt_level >= 1});
+  if (!options.emit_library.empty()) EmitKernelLibrary(exec, options.emit_library);
+  return exec;
 }
 
 }  // namespace rxt

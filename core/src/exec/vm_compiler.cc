@@ -7,6 +7,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "memory_plan.h"
 #include "rxt/ir/kernel_encoding.h"
 #include "rxt/op/registry.h"
 
@@ -394,7 +395,9 @@ Executable CompileToExecutable(const IRModule& module, const VMCompileOptions& o
   ModuleCompiler compiler(module, exec);
   for (const IRModule::Entry& e : module.entries()) {
     if (e.function == nullptr) continue;
-    exec.functions.push_back(FunctionCompiler(compiler, e.name, *e.function).Compile());
+    VMFunction f = FunctionCompiler(compiler, e.name, *e.function).Compile();
+    if (options.plan_memory) PlanMemory(f);
+    exec.functions.push_back(std::move(f));
   }
   exec.Validate();
   return exec;

@@ -50,6 +50,13 @@ class Parser {
   Parser(std::string_view text, const std::string& file_name);
   IRModule Run();
 
+  // ---- Fragments (parse_fragment.cc): the whole text is one list or one struct info.
+  /// `name = value, ...` (attribute syntax, an optional trailing comma), to the end of input.
+  Attrs RunAttrList();
+  /// One struct info. Symbolic dims resolve against |symbols| first; new names become new
+  /// variables, added to |symbols|.
+  StructInfo RunStructInfo(std::map<std::string, PrimVar>* symbols);
+
  private:
   /// A Relax function whose header is parsed and whose body waits for the second pass.
   struct PendingFunction {

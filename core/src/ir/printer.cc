@@ -274,6 +274,10 @@ std::string PrintKernel(const KernelFunction& kernel, const std::string& name, c
 
 std::string PrintExpr(const Expr& expr) { return text::TextPrinter(PrintOptions{}, true).Expr(expr); }
 
+std::string PrintAttrValue(const AttrValue& value) {
+  return text::TextPrinter(PrintOptions{}, true).AttrValueText(value);
+}
+
 std::string ToString(const PrimExpr& expr) { return text::TextPrinter(PrintOptions{}, true).PrimString(expr); }
 
 std::string ToString(const StructInfo& sinfo) { return text::TextPrinter(PrintOptions{}, true).SInfo(sinfo); }

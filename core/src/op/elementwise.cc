@@ -72,6 +72,7 @@ void RegisterElementwiseOps(OpRegistry& r) {
   DefUnary(r, "rsqrt", "Elementwise 1 / sqrt(x) (floating point).", InferFloatUnary);
   DefUnary(r, "tanh", "Elementwise hyperbolic tangent (floating point).", InferFloatUnary);
   DefUnary(r, "sigmoid", "Elementwise 1 / (1 + e^-x) (floating point).", InferFloatUnary);
+  DefUnary(r, "erf", "Elementwise Gauss error function (floating point).", InferFloatUnary);
 
   DefBinary(r, "add", "x1 + x2 with NumPy broadcasting; both operands have the same dtype.", InferArithmetic);
   DefBinary(r, "subtract", "x1 - x2 with NumPy broadcasting.", InferArithmetic);

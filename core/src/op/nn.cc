@@ -19,9 +19,14 @@ StructInfo InferFloatActivation(const CallNode& call) {
   return ArgSI(call, 0);
 }
 
-// (out, mask), both shaped like x, as in TVM.
+// (out, mask), both shaped like x, as in TVM; the optional seed is a 0-d integer tensor.
 StructInfo InferDropout(const CallNode& call) {
+  CheckArgCount(call, 1, 2);
   RequireFloat(call, 0);
+  if (call.args.size() == 2) {
+    RequireInt(call, 1);
+    if (TensorArg(call, 1).ndim > 0) OpError(call, StrCat(DescribeArg(call, 1), " must be a 0-d tensor"));
+  }
   double rate = FloatAttr(call, "rate");
   if (!(rate >= 0 && rate < 1)) OpError(call, StrCat("attribute rate must be in [0, 1), got ", rate));
   return TupleSI({ArgSI(call, 0), ArgSI(call, 0)});
@@ -38,9 +43,13 @@ void RegisterNNOps(OpRegistry& r) {
   r.Def("nn.silu").Describe("x * sigmoid(x), elementwise.").Input("x").Set<FInferStructInfo>(InferFloatActivation);
   r.Def("nn.dropout")
       .Describe(
-          "Zeroes each element with probability rate and scales the rest by 1 / (1 - rate); returns "
-          "(out, mask), both shaped like x.")
+          "With a seed (training): zeroes each element with probability rate and scales the rest by "
+          "1 / (1 - rate), the kept elements drawn from a counter-based hash of (seed, element index); "
+          "without (inference): x unchanged. Returns (out, mask), both shaped like x, mask 1 where kept, "
+          "else 0.")
+      .Variadic()
       .Input("x")
+      .Input("seed")
       .Attr("rate", AttrKind::kFloat, 0.5, "the probability of dropping an element, in [0, 1)")
       .Set<FInferStructInfo>(InferDropout);
   RegisterConvOps(r);

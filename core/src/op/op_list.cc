@@ -9,6 +9,7 @@ void RegisterCoreOps(OpRegistry& registry) {
   RegisterReduceOps(registry);
   RegisterCreateOps(registry);
   RegisterNNOps(registry);
+  RegisterCheckpointOps(registry);
   RegisterBuiltinOps(registry);
 }
 

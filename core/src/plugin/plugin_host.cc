@@ -165,6 +165,7 @@ void PluginHost::Register(const std::shared_ptr<PluginRecord>& record) {
   std::shared_ptr<const void> keep_alive = record;
   for (PluginItem& item : record->staged) {
     item.plugin = record->info.name;
+    item.abi_version = record->info.abi_version;
     item.keep_alive = keep_alive;
     record->info.items[KindIndex(item.kind)].push_back(item.name);
     items_[KindIndex(item.kind)].push_back(std::move(item));

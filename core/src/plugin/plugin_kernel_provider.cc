@@ -50,9 +50,12 @@ class PluginKernel : public Kernel {
   PluginKernel& operator=(const PluginKernel&) = delete;
 
   void Call(DLTensor* const* args, int num_args) override {
-    std::vector<void*> tensors(args, args + num_args);
-    char error[kErrorCapacity] = {};
-    rxt_code_t code = backend_->call_kernel(backend_->state, handle_, tensors.data(), num_args, error, sizeof(error));
+    // DLTensor* and void* share their representation: the array is passed as it is (a call
+    // allocates nothing). The message buffer is only read when the call fails.
+    char error[kErrorCapacity];
+    error[0] = '\0';
+    rxt_code_t code = backend_->call_kernel(backend_->state, handle_, reinterpret_cast<void* const*>(args), num_args,
+                                            error, sizeof(error));
     if (code != RXT_OK) {
       Throw(static_cast<ErrorCode>(code), "backend '", item_.name, "': kernel '", name_, "': ", Message(error));
     }

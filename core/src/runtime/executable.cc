@@ -9,6 +9,7 @@ namespace rxt {
 namespace {
 
 constexpr int kMaxPatternDepth = 64;
+constexpr int64_t kMaxArenaBytes = int64_t{1} << 48;
 
 class Validator {
  public:
@@ -22,6 +23,7 @@ class Validator {
     if (f_.slot_names.size() != static_cast<size_t>(f_.num_slots)) Fail("names ", f_.slot_names.size(), " slots of ", f_.num_slots);
     for (size_t i = 0; i < f_.shape_exprs.size(); ++i) CheckShapeExpr(f_.shape_exprs[i], static_cast<int32_t>(i));
     for (const TypePattern& p : f_.patterns) CheckPattern(p, 0);
+    CheckMemoryPlan();
     if (f_.code.empty()) Fail("has no instructions");
     Opcode last = f_.code.back().op;
     if (last != Opcode::kReturn && last != Opcode::kJump) Fail("does not end with a return or a jump");
@@ -39,6 +41,49 @@ class Validator {
   }
   void Index(int32_t i, size_t size, const char* what, size_t pc) const {
     if (i < 0 || static_cast<size_t>(i) >= size) Fail("instruction ", pc, " refers to ", what, " ", i, " of ", size);
+  }
+
+  // The arena must be of a sane size and hold every planned tensor, aligned.
+  void CheckMemoryPlan() {
+    if (f_.arena_bytes < 0 || f_.arena_bytes > kMaxArenaBytes) Fail("has an arena of ", f_.arena_bytes, " bytes");
+    if (f_.arena_tensors.size() > (1u << 24)) Fail("places ", f_.arena_tensors.size(), " tensors in its arena");
+    for (size_t i = 0; i < f_.arena_tensors.size(); ++i) {
+      const ArenaTensor& t = f_.arena_tensors[i];
+      if (t.offset < 0 || t.nbytes < 0 || t.offset % kArenaAlignment != 0 || t.offset > f_.arena_bytes ||
+          t.nbytes > f_.arena_bytes - t.offset) {
+        Fail("places arena tensor ", i, " (", t.nbytes, " bytes at ", t.offset, ") outside its arena of ",
+             f_.arena_bytes, " bytes");
+      }
+    }
+    if (f_.num_reuse_slots < 0 || f_.num_reuse_slots > (1 << 24)) Fail("has ", f_.num_reuse_slots, " reuse slots");
+    arena_used_.assign(f_.arena_tensors.size(), false);
+  }
+
+  /// A planned alloc_tensor: its arena tensor exists, belongs to it alone, and has exactly the
+  /// bytes of its static shape; a reuse slot exists.
+  void CheckAllocPlan(const Instruction& ins, size_t pc) {
+    if (ins.aux < 0) {
+      int64_t slot = -static_cast<int64_t>(ins.aux) - 1;
+      if (slot >= f_.num_reuse_slots) Fail("instruction ", pc, " uses reuse slot ", slot, " of ", f_.num_reuse_slots);
+      return;
+    }
+    if (ins.aux == 0) return;
+    size_t entry = static_cast<size_t>(ins.aux) - 1;
+    Index(static_cast<int32_t>(entry), f_.arena_tensors.size(), "arena tensor", pc);
+    if (arena_used_[entry]) Fail("instruction ", pc, " reuses arena tensor ", entry, " of another instruction");
+    arena_used_[entry] = true;
+    int64_t bytes = static_cast<int64_t>(DTypeBytes(static_cast<DType>(ins.index)));
+    for (int32_t e : ins.operands) {
+      const ShapeExprOp& dim = f_.shape_exprs[e];
+      if (dim.kind != ShapeExprOp::Kind::kConst || dim.value < 0 || dim.value > kMaxArenaBytes) {
+        Fail("instruction ", pc, " places a tensor of non-constant shape in the arena");
+      }
+      if (dim.value != 0 && bytes > kMaxArenaBytes / dim.value) Fail("instruction ", pc, " places too large a tensor");
+      bytes *= dim.value;
+    }
+    if (bytes != f_.arena_tensors[entry].nbytes) {
+      Fail("instruction ", pc, " needs ", bytes, " bytes but arena tensor ", entry, " has ", f_.arena_tensors[entry].nbytes);
+    }
   }
 
   void CheckShapeExpr(const ShapeExprOp& e, int32_t self) const {
@@ -67,7 +112,7 @@ class Validator {
     for (const TypePattern& field : p.fields) CheckPattern(field, depth + 1);
   }
 
-  void CheckInstruction(const Instruction& ins, size_t pc) const {
+  void CheckInstruction(const Instruction& ins, size_t pc) {
     auto registers = [&] { for (int32_t r : ins.operands) Register(r, pc); };
     auto shape_exprs = [&] { for (int32_t e : ins.operands) Index(e, f_.shape_exprs.size(), "shape expr", pc); };
     switch (ins.op) {
@@ -85,6 +130,7 @@ class Validator {
         Register(ins.dst, pc);
         if (ins.index <= 0 || ins.index > static_cast<int32_t>(DType::kBool)) Fail("instruction ", pc, " allocates dtype ", ins.index);
         shape_exprs();
+        CheckAllocPlan(ins, pc);
         return;
       case Opcode::kCallKernel: Index(ins.index, exec_.kernels.size(), "kernel", pc); registers(); return;
       case Opcode::kCallExtern: Index(ins.index, exec_.externs.size(), "extern function", pc); registers(); return;
@@ -107,6 +153,7 @@ class Validator {
 
   const Executable& exec_;
   const VMFunction& f_;
+  std::vector<bool> arena_used_;  // per arena tensor: an alloc_tensor places it
 };
 
 }  // namespace
@@ -139,9 +186,9 @@ int Executable::FindFunction(const std::string& name) const {
 }
 
 void Executable::Validate() const {
-  if (format_version != kFormatVersion) {
+  if (format_version < kOldestFormatVersion || format_version > kFormatVersion) {
     Throw(ErrorCode::kDataLoss, "executable: format version ", format_version, " is not supported (this build reads ",
-          kFormatVersion, ")");
+          kOldestFormatVersion, " to ", kFormatVersion, ")");
   }
   for (const VMFunction& f : functions) Validator(*this, f).Run();
 }
@@ -154,6 +201,10 @@ std::string Executable::Disassemble() const {
   for (const VMFunction& f : functions) {
     os << "function " << f.name << " (" << f.num_params() << " params, " << f.num_registers << " registers, "
        << f.num_slots << " slots)\n";
+    if (!f.arena_tensors.empty() || f.num_reuse_slots > 0) {
+      os << "  memory plan: arena " << f.arena_bytes << " bytes for " << f.arena_tensors.size() << " tensors, "
+         << f.num_reuse_slots << " reuse slots\n";
+    }
     for (size_t pc = 0; pc < f.code.size(); ++pc) {
       const Instruction& ins = f.code[pc];
       os << "  " << pc << ": " << OpcodeName(ins.op);
@@ -167,6 +218,14 @@ std::string Executable::Disassemble() const {
         os << " [";
         for (size_t i = 0; i < ins.operands.size(); ++i) os << (i ? " " : "") << ins.operands[i];
         os << "]";
+      }
+      if (ins.op == Opcode::kAllocTensor) {
+        if (ins.aux > 0 && static_cast<size_t>(ins.aux) <= f.arena_tensors.size()) {
+          const ArenaTensor& t = f.arena_tensors[ins.aux - 1];
+          os << " arena +" << t.offset << " (" << t.nbytes << " bytes)";
+        } else if (ins.aux < 0) {
+          os << " reuse slot " << -static_cast<int64_t>(ins.aux) - 1;
+        }
       }
       os << "\n";
     }

@@ -126,6 +126,14 @@ void WriteFunction(Writer& w, const VMFunction& f) {
     w.U32(static_cast<uint32_t>(ins.operands.size()));
     for (int32_t o : ins.operands) w.I32(o);
   }
+  // The memory plan (Validate checks it against the code).
+  w.I64(f.arena_bytes);
+  w.U32(static_cast<uint32_t>(f.arena_tensors.size()));
+  for (const ArenaTensor& t : f.arena_tensors) {
+    w.I64(t.offset);
+    w.I64(t.nbytes);
+  }
+  w.I32(f.num_reuse_slots);
 }
 
 void WriteSection(Writer& out, uint32_t tag, Writer& payload) {
@@ -257,7 +265,7 @@ TypePattern ReadPattern(Reader& r, int depth) {
   return p;
 }
 
-VMFunction ReadFunction(Reader& r) {
+VMFunction ReadFunction(Reader& r, uint32_t version) {
   VMFunction f;
   f.name = r.Str("function name");
   f.param_names.resize(r.Count("parameter names", 4));
@@ -289,15 +297,26 @@ VMFunction ReadFunction(Reader& r) {
     ins.operands.resize(r.Count("operands", 4));
     for (int32_t& o : ins.operands) o = r.I32("operand");
   }
+  if (version < 2) return f;  // version 1 had no memory plan
+  f.arena_bytes = r.I64("arena size");
+  f.arena_tensors.resize(r.Count("arena tensors", 16));
+  for (ArenaTensor& t : f.arena_tensors) {
+    t.offset = r.I64("arena tensor offset");
+    t.nbytes = r.I64("arena tensor size");
+  }
+  f.num_reuse_slots = r.I32("reuse slot count");
   return f;
 }
 
 void ReadSection(uint32_t tag, Reader& r, Executable& exec) {
   switch (tag) {
-    case kMeta: exec.backend = r.Str("backend name"); break;
+    case kMeta:
+      exec.backend = r.Str("backend name");
+      if (exec.format_version >= 2) exec.aot_library = r.Str("kernel library path");
+      break;
     case kFunctions: {
       size_t n = r.Count("functions");
-      for (size_t i = 0; i < n; ++i) exec.functions.push_back(ReadFunction(r));
+      for (size_t i = 0; i < n; ++i) exec.functions.push_back(ReadFunction(r, exec.format_version));
       break;
     }
     case kConstants: {
@@ -326,11 +345,16 @@ void ReadSection(uint32_t tag, Reader& r, Executable& exec) {
   if (!r.done()) r.Fail("section ", tag, " has ", "trailing bytes");
 }
 
-}  // namespace
-
-std::vector<uint8_t> Executable::Serialize() const {
+// The bytes of |exec|, with |library| as the kernel library's path.
+std::vector<uint8_t> SerializeExecutable(const Executable& exec, const std::string& library) {
+  const std::vector<VMFunction>& functions = exec.functions;
+  const std::vector<Value>& constants = exec.constants;
+  const std::vector<KernelRecord>& kernels = exec.kernels;
+  const std::vector<std::string>& externs = exec.externs;
+  const std::string& backend = exec.backend;
   Writer meta, funcs, consts, kerns, exts;
   meta.Str(backend);
+  meta.Str(library);
   funcs.U32(static_cast<uint32_t>(functions.size()));
   for (const VMFunction& f : functions) WriteFunction(funcs, f);
   consts.U32(static_cast<uint32_t>(constants.size()));
@@ -346,7 +370,7 @@ std::vector<uint8_t> Executable::Serialize() const {
 
   Writer out;
   out.Raw(kMagic, sizeof kMagic);
-  out.U32(format_version);
+  out.U32(Executable::kFormatVersion);
   out.U32(5);
   WriteSection(out, kMeta, meta);
   WriteSection(out, kFunctions, funcs);
@@ -357,6 +381,10 @@ std::vector<uint8_t> Executable::Serialize() const {
   return std::move(out.bytes());
 }
 
+}  // namespace
+
+std::vector<uint8_t> Executable::Serialize() const { return SerializeExecutable(*this, aot_library); }
+
 Executable Executable::Deserialize(const uint8_t* data, size_t size, const std::string& source) {
   auto fail = [&](const auto&... args) { Throw(ErrorCode::kDataLoss, "executable '", source, "': ", args...); };
   if (size < sizeof kMagic || std::memcmp(data, kMagic, sizeof kMagic) != 0) {
@@ -365,8 +393,9 @@ Executable Executable::Deserialize(const uint8_t* data, size_t size, const std::
   if (size < kHeaderBytes + kChecksumBytes) fail("truncated (", size, " bytes)");
   uint32_t version;
   std::memcpy(&version, data + sizeof kMagic, 4);
-  if (version != kFormatVersion) {
-    fail("format version ", version, " is not supported (this build reads version ", kFormatVersion, ")");
+  if (version < kOldestFormatVersion || version > kFormatVersion) {
+    fail("format version ", version, " is not supported (this build reads versions ", kOldestFormatVersion, " to ",
+         kFormatVersion, ")");
   }
   uint64_t stored;
   std::memcpy(&stored, data + size - kChecksumBytes, kChecksumBytes);
@@ -401,8 +430,24 @@ Executable Executable::Deserialize(const uint8_t* data, size_t size, const std::
   return exec;
 }
 
+namespace {
+
+// The kernel library as the file at |executable_path| records it: relative to the file's
+// directory when the library lies in it (so that the two move together), else absolute.
+std::string LibraryPathToStore(const std::string& library, const std::string& executable_path) {
+  if (library.empty()) return library;
+  namespace fs = std::filesystem;
+  fs::path absolute = fs::absolute(library).lexically_normal();
+  fs::path directory = fs::absolute(executable_path).lexically_normal().parent_path();
+  fs::path relative = absolute.lexically_relative(directory);
+  if (!relative.empty() && *relative.begin() != "..") return relative.string();
+  return absolute.string();
+}
+
+}  // namespace
+
 void Executable::Save(const std::string& path) const {
-  std::vector<uint8_t> bytes = Serialize();
+  std::vector<uint8_t> bytes = SerializeExecutable(*this, LibraryPathToStore(aot_library, path));
   std::string temp = path + ".tmp";
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
@@ -423,7 +468,12 @@ Executable Executable::Load(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) Throw(ErrorCode::kNotFound, "executable '", path, "': cannot open the file");
   std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return Deserialize(bytes.data(), bytes.size(), path);
+  Executable exec = Deserialize(bytes.data(), bytes.size(), path);
+  if (!exec.aot_library.empty() && std::filesystem::path(exec.aot_library).is_relative()) {
+    std::filesystem::path directory = std::filesystem::absolute(path).lexically_normal().parent_path();
+    exec.aot_library = (directory / exec.aot_library).lexically_normal().string();
+  }
+  return exec;
 }
 
 }  // namespace rxt

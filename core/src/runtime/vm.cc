@@ -1,9 +1,13 @@
 // The VM's interpreter loop. Each function has a frame per call depth (registers, symbolic-dim
-// slots, DLTensor argument arrays) created on its first call and reused after, so a steady-state
-// call allocates only the tensors its kernels write.
+// slots, DLTensor argument arrays, the memory plan's arena and reuse slots) created on its first
+// call and reused after, so a steady-state call of a planned function allocates only the
+// tensors it returns (and those of symbolic shapes whose dims changed).
 #include "rxt/runtime/vm.h"
 
 #include <algorithm>
+#include <cstdlib>
+
+#include <cstring>
 
 #include "rxt/runtime/dlpack.h"
 #include "rxt/support/error.h"
@@ -54,7 +58,27 @@ struct VirtualMachine::Frame {
   std::vector<DLTensor*> dl_pointers;
   std::vector<int64_t> int_scalars;   // storage of scalar arguments passed as 0-d tensors
   std::vector<double> float_scalars;
+  std::vector<int64_t> dims;          // an alloc_tensor's dims, evaluated
+  // The memory plan: the arena, a tensor viewing it per arena tensor (made on first use), and
+  // the last tensor of each reuse slot.
+  std::shared_ptr<std::byte> arena;
+  std::vector<Value> arena_values;
+  std::vector<Value> reuse_values;
 };
+
+namespace {
+
+/// 64-byte aligned, zero-filled storage of at least one alignment unit.
+std::shared_ptr<std::byte> AllocateArena(int64_t nbytes) {
+  int64_t rounded_bytes = (std::max<int64_t>(nbytes, 1) + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+  size_t rounded = static_cast<size_t>(rounded_bytes);
+  void* p = std::aligned_alloc(static_cast<size_t>(kArenaAlignment), rounded);
+  if (p == nullptr) Throw(ErrorCode::kInternal, "vm: out of memory allocating an arena of ", nbytes, " bytes");
+  std::memset(p, 0, rounded);
+  return std::shared_ptr<std::byte>(static_cast<std::byte*>(p), [](std::byte* q) { std::free(q); });
+}
+
+}  // namespace
 
 VirtualMachine::VirtualMachine(Executable exec, KernelProvider& provider, const ExternRegistry& externs)
     : exec_(std::move(exec)) {
@@ -117,6 +141,13 @@ VirtualMachine::Frame& VirtualMachine::AcquireFrame(int function, int depth) {
     frame->dl_pointers.resize(max_operands);
     frame->int_scalars.resize(max_operands);
     frame->float_scalars.resize(max_operands);
+    frame->dims.resize(max_operands);
+    if (!f.arena_tensors.empty()) {
+      frame->arena = AllocateArena(f.arena_bytes);
+      ++num_storage_allocations_;
+    }
+    frame->arena_values.resize(f.arena_tensors.size());
+    frame->reuse_values.resize(f.num_reuse_slots);
     frames[depth] = std::move(frame);
   }
   return *frames[depth];
@@ -234,6 +265,43 @@ void VirtualMachine::CallKernelLike(const Instruction& ins, Frame& frame) {
   }
 }
 
+// Where the tensor's storage comes from is the memory plan's choice (aux, executable.h).
+void VirtualMachine::AllocTensor(const VMFunction& f, const Instruction& ins, Frame& frame) {
+  DType dtype = static_cast<DType>(ins.index);
+  if (ins.aux > 0) {  // the arena: the view is made once per frame
+    Value& planned = frame.arena_values[ins.aux - 1];
+    if (!planned.is_tensor()) {
+      std::vector<int64_t> dims(ins.operands.size());
+      for (size_t i = 0; i < dims.size(); ++i) dims[i] = EvalShapeExpr(f, frame.slots, ins.operands[i]);
+      std::shared_ptr<std::byte> view(frame.arena, frame.arena.get() + f.arena_tensors[ins.aux - 1].offset);
+      planned = Value(Tensor::FromSharedStorage(std::move(dims), dtype, std::move(view)));
+    }
+    frame.registers[ins.dst] = planned;
+    return;
+  }
+  size_t n = ins.operands.size();
+  for (size_t i = 0; i < n; ++i) {
+    frame.dims[i] = EvalShapeExpr(f, frame.slots, ins.operands[i]);
+    if (frame.dims[i] < 0) {
+      Throw(ErrorCode::kInvalidArgument, f.name, ": output dim ", i, " is negative (", frame.dims[i], ")");
+    }
+  }
+  auto dims = [&] { return std::vector<int64_t>(frame.dims.begin(), frame.dims.begin() + static_cast<ptrdiff_t>(n)); };
+  if (ins.aux < 0) {  // a reuse slot: its last tensor, when the dims match
+    Value& slot = frame.reuse_values[-static_cast<int64_t>(ins.aux) - 1];
+    bool fits = slot.is_tensor() && slot.tensor().dtype() == dtype && slot.tensor().shape().size() == n &&
+                std::equal(slot.tensor().shape().begin(), slot.tensor().shape().end(), frame.dims.begin());
+    if (!fits) {
+      slot = Value(Tensor::Empty(dims(), dtype));
+      ++num_storage_allocations_;
+    }
+    frame.registers[ins.dst] = slot;
+    return;
+  }
+  frame.registers[ins.dst] = Value(Tensor::Empty(dims(), dtype));
+  ++num_storage_allocations_;
+}
+
 Value VirtualMachine::Run(int function, const Value* args, int num_args, int depth) {
   const VMFunction& f = exec_.functions[function];
   if (num_args != f.num_params()) {
@@ -277,15 +345,7 @@ Value VirtualMachine::Run(int function, const Value* args, int num_args, int dep
         regs[ins.dst] = std::move(item);
         break;
       }
-      case Opcode::kAllocTensor: {
-        std::vector<int64_t> dims(ins.operands.size());
-        for (size_t i = 0; i < dims.size(); ++i) {
-          dims[i] = EvalShapeExpr(f, frame.slots, ins.operands[i]);
-          if (dims[i] < 0) Throw(ErrorCode::kInvalidArgument, f.name, ": output dim ", i, " is negative (", dims[i], ")");
-        }
-        regs[ins.dst] = Value(Tensor::Empty(std::move(dims), static_cast<DType>(ins.index)));
-        break;
-      }
+      case Opcode::kAllocTensor: AllocTensor(f, ins, frame); break;
       case Opcode::kCallKernel:
       case Opcode::kCallExtern: CallKernelLike(ins, frame); break;
       case Opcode::kCallFunc: {

@@ -16,6 +16,7 @@ struct PassEntry {
 };
 
 Pass BindParamsFromOptions();
+Pass GradientFromOptions();
 
 const std::vector<PassEntry>& PassTable() {
   static const std::vector<PassEntry> table = {
@@ -29,10 +30,18 @@ const std::vector<PassEntry>& PassTable() {
        BindParamsFromOptions},
       {"ConvertToDataflow", "Groups runs of pure bindings into dataflow blocks.", ConvertToDataflow},
       {"LegalizeOps", "Lowers op calls to call_kernel of kernels generated from compute definitions.", LegalizeOps},
+      {"FuseOps", "Groups chains of fusible kernel calls into primitive functions (one per future kernel).", FuseOps},
+      {"FuseKernels", "Merges each primitive function made by FuseOps into one kernel.", FuseKernels},
       {"LegalizeLibraryCalls",
        "Replaces matmul/conv2d (+ bias add + ReLU) by call_extern of a kernel library (option "
        "LegalizeLibraryCalls.libraries, e.g. \"dnnl\").",
        LegalizeLibraryCalls},
+      {"Gradient",
+       "Adds <func>_adjoint: reverse-mode differentiation (options Gradient.func_name, Gradient.require_grads, "
+       "Gradient.target_index).",
+       GradientFromOptions},
+      {"SimplifyTransposes", "Removes transposes differentiation leaves behind (permute_dims pairs, matmul operands).",
+       SimplifyTransposes},
   };
   return table;
 }
@@ -60,6 +69,31 @@ Pass BindParamsFromOptions() {
     return BindParams(func_name, std::move(params))(std::move(module), PassContext());
   };
   return CreateModulePass(run, "BindParams");
+}
+
+/// Gradient by name: the function, parameters and target come from the context's options.
+Pass GradientFromOptions() {
+  auto run = [](IRModule module, const PassContext& context) {
+    std::string func_name = context.GetOption<std::string>("Gradient.func_name", "main");
+    std::optional<std::vector<int>> require_grads;
+    if (const AttrValue* value = context.FindOption("Gradient.require_grads")) {
+      std::optional<std::vector<int64_t>> list = value->AsIntList();
+      if (!list) {
+        Throw(ErrorCode::kInvalidArgument, "pass option Gradient.require_grads holds a value of kind ",
+              value->KindName(), "; expected a list of ints");
+      }
+      require_grads.emplace();
+      for (int64_t index : *list) {
+        if (index < 0 || index > (1 << 30)) {
+          Throw(ErrorCode::kInvalidArgument, "pass option Gradient.require_grads: index ", index, " is out of range");
+        }
+        require_grads->push_back(static_cast<int>(index));
+      }
+    }
+    int target_index = static_cast<int>(context.GetOption<int64_t>("Gradient.target_index", 0));
+    return Gradient(func_name, std::move(require_grads), target_index)(std::move(module), PassContext());
+  };
+  return CreateModulePass(run, "Gradient");
 }
 
 size_t EditDistance(const std::string& a, const std::string& b) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "rxt/transform/op_pattern.h"
 #include "tensor_expr_bind.h"
 
 namespace rxt {
@@ -165,7 +166,8 @@ KernelFunction KernelBuilder::Build(const std::vector<TensorRef>& outputs) const
   for (size_t i = stages_.size(); i-- > 0;) {
     if (!output_buffers.count(stages_[i].buffer.get())) body = MakeAllocate(stages_[i].buffer, std::move(body));
   }
-  return BindSymbolicDims(MakeKernelFunction(std::move(params), std::move(body)), local_vars_);
+  // The pattern kind tells the fusion passes how the kernel may be fused (op_pattern.h).
+  return WithOpPattern(BindSymbolicDims(MakeKernelFunction(std::move(params), std::move(body)), local_vars_));
 }
 
 namespace te {

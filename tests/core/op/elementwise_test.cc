@@ -3,7 +3,7 @@
 namespace rxt::op_test {
 namespace {
 
-const char* const kFloatUnary[] = {"exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid"};
+const char* const kFloatUnary[] = {"exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf"};
 const char* const kArithmetic[] = {"add", "subtract", "multiply", "divide", "power", "maximum", "minimum"};
 const char* const kComparisons[] = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"};
 

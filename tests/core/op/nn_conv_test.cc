@@ -85,5 +85,40 @@ TEST(Conv2dOpTest, RejectsBadCalls) {
             std::string::npos);
 }
 
+// (in - 1) * stride - pads + dilation * (kernel - 1) + output_padding + 1; C_out = O * groups.
+TEST(Conv2dTransposeOpTest, OutputSizeIsConv2dInverted) {
+  Expr data = T("x", {1, 4, 8, 8});
+  EXPECT_EQ(Infer("nn.conv2d_transpose", {data, T("w", {4, 3, 3, 3})}), "Tensor((1, 3, 10, 10), float32)");
+  EXPECT_EQ(Infer("nn.conv2d_transpose", {data, T("w", {4, 3, 3, 3})},
+                  A({{"strides", Ints({2})}, {"padding", Ints({1})}, {"output_padding", Ints({1})}})),
+            "Tensor((1, 3, 16, 16), float32)");
+  EXPECT_EQ(Infer("nn.conv2d_transpose", {data, T("w", {4, 3, 3, 3})}, A({{"groups", 2}, {"dilation", Ints({2})}})),
+            "Tensor((1, 6, 12, 12), float32)");
+  Attrs nhwc = A({{"data_layout", "NHWC"}, {"kernel_layout", "HWOI"}});
+  EXPECT_EQ(Infer("nn.conv2d_transpose", {T("x", {1, 5, 5, 4}), T("w", {2, 2, 3, 4})}, nhwc),
+            "Tensor((1, 6, 6, 3), float32)");
+  PrimVar n = MakePrimVar("n"), h = MakePrimVar("h");
+  Expr symbolic = S("x", {n, I(4), h, I(8)});
+  EXPECT_EQ(Infer("nn.conv2d_transpose", {symbolic, T("w", {4, 3, 3, 3})}, A({{"strides", Ints({2})}})),
+            "Tensor((n, 3, 2 * (h - 1) + 3, 17), float32)");  // 2h + 1
+}
+
+TEST(Conv2dTransposeOpTest, RejectsBadCalls) {
+  EXPECT_NE(
+      InferError("nn.conv2d_transpose", {T("x", {1, 4, 8, 8}), T("w", {3, 3, 3, 3})}).find("input channels differ"),
+      std::string::npos);
+  EXPECT_NE(InferError("nn.conv2d_transpose", {T("x", {1, 4, 8, 8}), T("w", {4, 3, 3, 3})}, A({{"groups", 3}}))
+                .find("do not divide into groups"),
+            std::string::npos);
+  EXPECT_NE(InferError("nn.conv2d_transpose", {T("x", {1, 4, 8, 8}), T("w", {4, 3, 3, 3})},
+                       A({{"output_padding", Ints({1})}}))
+                .find("must be smaller than the stride or the dilation"),
+            std::string::npos);
+  EXPECT_NE(InferError("nn.conv2d_transpose", {T("x", {1, 4, 8, 8}), T("w", {4, 3, 3, 3})},
+                       A({{"kernel_layout", "OIHW"}}))
+                .find("kernel_layout"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace rxt::op_test

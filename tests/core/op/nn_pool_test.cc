@@ -89,5 +89,22 @@ TEST(AdaptiveAvgPool2dOpTest, OutputSize) {
             "nn.adaptive_avg_pool2d: attribute output_size must have 1 or 2 ints, got [1, 2, 3]");
 }
 
+TEST(PoolBackwardOpTest, ResultIsShapedLikeTheData) {
+  PrimVar n = MakePrimVar("n");
+  Attrs window = A({{"pool_size", Ints({2})}, {"strides", Ints({2})}});
+  EXPECT_EQ(Infer("nn.max_pool2d_backward", {S("g", {n, I(3), I(4), I(4)}), S("x", {n, I(3), I(8), I(9)})}, window),
+            "Tensor((n, 3, 8, 9), float32)");
+  EXPECT_EQ(Infer("nn.avg_pool2d_backward", {T("g", {1, 3, 4, 4}), T("x", {1, 3, 8, 8})}, window),
+            "Tensor((1, 3, 8, 8), float32)");
+  EXPECT_EQ(Infer("nn.adaptive_avg_pool2d_backward", {T("g", {1, 2, 2, 3}), T("x", {1, 2, 7, 7})}),
+            "Tensor((1, 2, 7, 7), float32)");
+  EXPECT_NE(InferError("nn.max_pool2d_backward", {T("g", {1, 3, 5, 4}), T("x", {1, 3, 8, 8})}, window)
+                .find("has 5 at dim 2 but pooling"),
+            std::string::npos);
+  EXPECT_NE(InferError("nn.avg_pool2d_backward", {T("g", {1, 3, 4, 4}, f16), T("x", {1, 3, 8, 8})}, window)
+                .find("dtype mismatch"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace rxt::op_test

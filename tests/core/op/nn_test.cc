@@ -27,5 +27,13 @@ TEST(NNDropoutOpTest, ReturnsOutputAndMask) {
   EXPECT_NE(InferError("nn.dropout", {T("x", {2}, i32)}).find("must have a floating-point dtype"), std::string::npos);
 }
 
+TEST(NNDropoutOpTest, TakesAnOptionalIntegerScalarSeed) {
+  EXPECT_EQ(Infer("nn.dropout", {T("x", {2}), T("seed", {}, i64)}),
+            "Tuple(Tensor((2,), float32), Tensor((2,), float32))");
+  EXPECT_NE(InferError("nn.dropout", {T("x", {2}), T("seed", {}, f32)}).find("integer"), std::string::npos);
+  EXPECT_NE(InferError("nn.dropout", {T("x", {2}), T("seed", {2}, i64)}).find("must be a 0-d tensor"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace rxt::op_test

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "rxt/exec/vm_compiler.h"
@@ -82,7 +83,112 @@ TEST(Executable, RejectsBadMagicAndWrongVersion) {
   future[8] = 9;
   Resign(future);
   EXPECT_EQ(LoadError(future),
-            "executable 'small.rxtx': format version 9 is not supported (this build reads version 1)");
+            "executable 'small.rxtx': format version 9 is not supported (this build reads versions 1 to 2)");
+}
+
+// ---- The ahead-of-time kernel library's path (format version 2).
+
+TEST(Executable, KernelLibraryPathIsStoredNextToTheFileAndResolvedOnLoad) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / "rxt_executable_library_test";
+  fs::create_directories(dir / "sub");
+  Executable exec = SmallExecutable();
+  exec.kernels[0].aot_symbol = "rxt_aot_kernel_0";
+
+  // Next to the executable (or below it): stored relative, so the two move together.
+  exec.aot_library = (dir / "kernels.so").string();
+  exec.Save((dir / "model.rxtx").string());
+  std::vector<uint8_t> bytes = exec.Serialize();
+  Executable loaded = Executable::Load((dir / "model.rxtx").string());
+  EXPECT_EQ(loaded.aot_library, (dir / "kernels.so").string());
+  EXPECT_EQ(loaded.kernels[0].aot_symbol, "rxt_aot_kernel_0");
+  std::ifstream in(dir / "model.rxtx", std::ios::binary);
+  std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(file.find("kernels.so"), std::string::npos);
+  EXPECT_EQ(file.find((dir / "kernels.so").string()), std::string::npos) << "stored absolute";
+  fs::rename(dir / "model.rxtx", dir / "sub" / "moved.rxtx");
+  EXPECT_EQ(Executable::Load((dir / "sub" / "moved.rxtx").string()).aot_library, (dir / "sub" / "kernels.so").string());
+
+  exec.aot_library = (dir / "sub" / "kernels.so").string();
+  exec.Save((dir / "model.rxtx").string());
+  EXPECT_EQ(Executable::Load((dir / "model.rxtx").string()).aot_library, (dir / "sub" / "kernels.so").string());
+
+  // Elsewhere: stored absolute.
+  exec.aot_library = "/opt/elsewhere/kernels.so";
+  exec.Save((dir / "sub" / "model.rxtx").string());
+  EXPECT_EQ(Executable::Load((dir / "sub" / "model.rxtx").string()).aot_library, "/opt/elsewhere/kernels.so");
+
+  // In memory, Serialize keeps the path as it is.
+  exec.aot_library = "relative/kernels.so";
+  std::vector<uint8_t> raw = exec.Serialize();
+  EXPECT_EQ(Executable::Deserialize(raw.data(), raw.size()).aot_library, "relative/kernels.so");
+  fs::remove_all(dir);
+}
+
+// A minimal version-1 file, written byte by byte as version 1 wrote it: no memory plan, no
+// kernel library.
+std::vector<uint8_t> VersionOneFile() {
+  std::vector<uint8_t> out;
+  auto raw = [&](const void* p, size_t n) { out.insert(out.end(), static_cast<const uint8_t*>(p), static_cast<const uint8_t*>(p) + n); };
+  auto u8 = [&](uint8_t v) { raw(&v, 1); };
+  auto u32 = [&](uint32_t v) { raw(&v, 4); };
+  auto i32 = [&](int32_t v) { raw(&v, 4); };
+  auto i64 = [&](int64_t v) { raw(&v, 8); };
+  auto str = [&](const std::string& s) { u32(static_cast<uint32_t>(s.size())); raw(s.data(), s.size()); };
+  auto section = [&](uint32_t tag, const std::function<void()>& payload) {
+    u32(tag);
+    size_t length_at = out.size();
+    i64(0);
+    size_t start = out.size();
+    payload();
+    int64_t length = static_cast<int64_t>(out.size() - start);
+    std::memcpy(out.data() + length_at, &length, 8);
+  };
+  raw("RXTEXEC\x1a", 8);
+  u32(1);  // version
+  u32(5);  // sections
+  section(1, [&] { str("reference"); });
+  section(2, [&] {
+    u32(1);  // one function: def main(%x) { return %x }
+    str("main");
+    u32(1);
+    str("%x");
+    i32(1);  // registers
+    i32(0);  // slots
+    u32(0);  // slot names
+    u32(0);  // shape exprs
+    u32(0);  // patterns
+    u32(1);  // instructions
+    u8(static_cast<uint8_t>(Opcode::kReturn));
+    i32(-1), i32(0), i32(-1), i32(0);
+    u32(0);
+  });
+  section(3, [&] { u32(0); });
+  section(4, [&] { u32(0); });
+  section(5, [&] { u32(0); });
+  i64(0);  // checksum, set by Resign
+  Resign(out);
+  return out;
+}
+
+TEST(Executable, ReadsVersionOneFiles) {
+  std::vector<uint8_t> bytes = VersionOneFile();
+  Executable exec = Executable::Deserialize(bytes.data(), bytes.size(), "v1.rxtx");
+  EXPECT_EQ(exec.format_version, 1u);
+  EXPECT_EQ(exec.backend, "reference");
+  EXPECT_EQ(exec.aot_library, "");
+  ASSERT_EQ(exec.functions.size(), 1u);
+  EXPECT_EQ(exec.functions[0].arena_bytes, 0);
+  // Written back, it is a version-2 file that reads back the same.
+  std::vector<uint8_t> upgraded = exec.Serialize();
+  Executable again = Executable::Deserialize(upgraded.data(), upgraded.size());
+  EXPECT_EQ(again.format_version, Executable::kFormatVersion);
+  EXPECT_EQ(again.Disassemble().substr(again.Disassemble().find(':')), exec.Disassemble().substr(exec.Disassemble().find(':')));
+  // A version-1 file with version-2 fields has bytes left over: rejected.
+  std::vector<uint8_t> mixed = upgraded;
+  mixed[8] = 1;
+  Resign(mixed);
+  EXPECT_NE(LoadError(mixed).find("trailing bytes"), std::string::npos) << LoadError(mixed);
 }
 
 TEST(Executable, RejectsEveryTruncation) {

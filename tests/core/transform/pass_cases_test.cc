@@ -4,6 +4,7 @@
 //   # what the case shows (comments)
 //   # passes: Normalize, DeadCodeElimination     (optional; default: the folder's pass)
 //   # options: {"ConvertToDataflow.min_size" = 3} (optional; values in attribute syntax)
+//   # plugins: test_grad_rules                    (optional; test fixtures to load first)
 //   <input module>
 //   # ---- expected ----
 //   <expected module>
@@ -21,6 +22,7 @@
 #include "rxt/ir/equality.h"
 #include "rxt/ir/parser.h"
 #include "rxt/ir/printer.h"
+#include "rxt/plugin/plugin_host.h"
 #include "rxt/transform/passes.h"
 #include "test_util/test_files.h"
 
@@ -105,6 +107,10 @@ TEST_P(PassCaseTest, GivesTheExpectedModule) {
   if (std::string options = Directive(input_text, "options"); !options.empty()) {
     IRModule holder = ParseModule("attributes " + options, c.path + " (options)");
     for (const auto& [key, value] : holder.attrs.entries()) ctx.options[key] = value;
+  }
+  // Plugins the passes need (e.g. gradient rules), from the test fixtures (tests/plugins).
+  for (const std::string& plugin : SplitNames(Directive(input_text, "plugins"))) {
+    PluginHost::Global().Load(std::string(RXT_TEST_IR_PLUGIN_DIR) + "/" + plugin + ".so");
   }
   IRModule input = ParseModule(input_text, c.path);
 

@@ -40,7 +40,7 @@ TEST(TensorExpr, ComputeIsALoopNestAroundABlock) {
   TensorRef y = kb.Compute("relu", x.shape(), [&](const Index& i) { return Max(x(i), Zero(DType::kFloat32)); });
   EXPECT_EQ(y.dtype(), DType::kFloat32);
   EXPECT_KERNEL_EQ(kb.Build({y}), R"(
-kernel @k(x: Buffer((n, 4), float32), y: Buffer((n, 4), float32)) {
+kernel @k(x: Buffer((n, 4), float32), y: Buffer((n, 4), float32)) attributes {op_pattern = "elementwise"} {
   for i in range(n) {
     for j in range(4) {
       block relu(vi = i, vj = j) {
@@ -57,7 +57,7 @@ TEST(TensorExpr, ReduceHasReduceIteratorsInnermostAndAnInit) {
   TensorRef s = kb.Reduce("sum", {IntImm(2)}, {IntImm(3)}, ReduceKind::kSum,
                           [&](const Index& i, const Index& r) { return x({i[0], r[0]}); });
   EXPECT_KERNEL_EQ(kb.Build({s}), R"(
-kernel @k(x: Buffer((2, 3), float32), s: Buffer((2,), float32)) {
+kernel @k(x: Buffer((2, 3), float32), s: Buffer((2,), float32)) attributes {op_pattern = "comm_reduce"} {
   for i in range(2) {
     for k in range(3) {
       block sum(vi = i, reduce vk = k) {
@@ -78,7 +78,7 @@ TEST(TensorExpr, ReduceIdentitiesAndExplicitInit) {
   TensorRef mx = kb.Reduce("max", {}, {IntImm(5)}, ReduceKind::kMax, load);
   TensorRef mn = kb.Reduce("min", {}, {IntImm(5)}, ReduceKind::kMin, load, IntImm(100, DType::kInt32));
   EXPECT_KERNEL_EQ(kb.Build({mx, mn}), R"(
-kernel @k(x: Buffer((5,), int32), a: Buffer((), int32), b: Buffer((), int32)) {
+kernel @k(x: Buffer((5,), int32), a: Buffer((), int32), b: Buffer((), int32)) attributes {op_pattern = "opaque"} {
   for k in range(5) {
     block max(reduce vk = k) {
       init {
@@ -103,7 +103,7 @@ TEST(TensorExpr, ReduceOverNothingIsACompute) {
   TensorRef x = kb.Input("x", DType::kFloat32, {IntImm(2)});
   TensorRef s = kb.Reduce("sum", {IntImm(2)}, {}, ReduceKind::kSum, [&](const Index& i, const Index&) { return x(i); });
   EXPECT_KERNEL_EQ(kb.Build({s}), R"(
-kernel @k(x: Buffer((2,), float32), s: Buffer((2,), float32)) {
+kernel @k(x: Buffer((2,), float32), s: Buffer((2,), float32)) attributes {op_pattern = "elementwise"} {
   for i in range(2) {
     block sum(vi = i) {
       s[vi] = x[vi]
@@ -118,7 +118,7 @@ TEST(TensorExpr, ReduceOverAStaticEmptyExtentIsTheInit) {
   TensorRef s = kb.Reduce("max", {IntImm(2)}, {IntImm(0)}, ReduceKind::kMax,
                           [&](const Index& i, const Index& r) { return x({i[0], r[0]}); });
   EXPECT_KERNEL_EQ(kb.Build({s}), R"(
-kernel @k(x: Buffer((2, 0), float32), s: Buffer((2,), float32)) {
+kernel @k(x: Buffer((2, 0), float32), s: Buffer((2,), float32)) attributes {op_pattern = "elementwise"} {
   for i in range(2) {
     block max(vi = i) {
       s[vi] = -inf_f32
@@ -133,7 +133,7 @@ TEST(TensorExpr, IntermediateStagesBecomeAllocations) {
   TensorRef e = kb.Compute("e", {IntImm(3)}, [&](const Index& i) { return Call("exp", x(i)); });
   TensorRef y = kb.Compute("y", {IntImm(3)}, [&](const Index& i) { return e(i) + e(i); });
   EXPECT_KERNEL_EQ(kb.Build({y}), R"(
-kernel @k(x: Buffer((3,), float32), y: Buffer((3,), float32)) {
+kernel @k(x: Buffer((3,), float32), y: Buffer((3,), float32)) attributes {op_pattern = "injective"} {
   alloc e: Buffer((3,), float32)
   for i in range(3) {
     block e(vi = i) {
@@ -177,7 +177,7 @@ TEST(TensorExpr, ACompositeDimNoParameterBindsGetsAVariable) {
   TensorRef x = kb.Input("x", TensorSI({twice}, DType::kFloat32));
   KernelFunction k = kb.Build({kb.Compute("y", {twice}, [&](const Index& i) { return x(i); })});
   EXPECT_KERNEL_EQ(k, R"(
-kernel @k(x: Buffer((d,), float32), y: Buffer((d,), float32)) {
+kernel @k(x: Buffer((d,), float32), y: Buffer((d,), float32)) attributes {op_pattern = "elementwise"} {
   for i in range(d) {
     block y(vi = i) {
       y[vi] = x[vi]
@@ -189,7 +189,7 @@ kernel @k(x: Buffer((d,), float32), y: Buffer((d,), float32)) {
   TensorRef x2 = kb2.Input("x", TensorSI({twice}, DType::kFloat32));
   KernelFunction k2 = kb2.Build({kb2.Compute("y", {n}, [&](const Index& i) { return x2({i[0] * IntImm(2)}); })});
   EXPECT_KERNEL_EQ(k2, R"(
-kernel @k(x: Buffer((n * 2,), float32), y: Buffer((n,), float32)) {
+kernel @k(x: Buffer((n * 2,), float32), y: Buffer((n,), float32)) attributes {op_pattern = "injective"} {
   for i in range(n) {
     block y(vi = i) {
       y[vi] = x[vi * 2]

@@ -23,6 +23,9 @@ struct BuildOptions {
   /// matmul and conv2d become call_extern of dnnl.* functions, which a loaded plugin must
   /// provide when the executable runs). Empty: generated kernels only.
   std::vector<std::string> libraries;
+  /// If set, the kernels are also compiled ahead of time into this shared library by the
+  /// backend's plugin (rxt/plugin/kernel_library_emitter.h), which the executable then names.
+  std::string emit_library;
 };
 
 /// The libraries a build uses: |requested| if given ("none" alone: no library), else the
@@ -35,7 +38,7 @@ std::vector<std::string> BuildPipeline(const BuildOptions& options);
 /// Runs BuildPipeline(options) on |module|: op calls become kernel (or library) calls.
 IRModule LowerForBuild(IRModule module, const BuildOptions& options = {});
 
-/// LowerForBuild, then CompileToExecutable.
+/// LowerForBuild, then CompileToExecutable (then EmitKernelLibrary if options.emit_library).
 Executable Build(IRModule module, const BuildOptions& options = {});
 
 }  // namespace rxt

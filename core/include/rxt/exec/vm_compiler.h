@@ -15,6 +15,10 @@ namespace rxt {
 struct VMCompileOptions {
   /// Recorded in the executable: the VM refuses to load it with another backend. Empty: any.
   std::string backend;
+  /// Plans the memory of kernel outputs (docs/vm.md, "Memory plan"): outputs that do not
+  /// escape their function share storage when their lifetimes do not overlap. Off: every
+  /// output is allocated when its call runs.
+  bool plan_memory = true;
 };
 
 /// Compiles every Relax function of |module| (whose calls are call_kernel, call_extern or calls

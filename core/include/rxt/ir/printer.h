@@ -36,6 +36,9 @@ std::string PrintKernel(const KernelFunction& kernel, const std::string& name, c
 /// constants as a summary (`const(<Tensor((784, 128), float32)>)`).
 std::string PrintExpr(const Expr& expr);
 
+/// An attribute value as a call's attributes write it: `[1, 2]`, `"NCHW"`, `float32`, `1e-05`.
+std::string PrintAttrValue(const AttrValue& value);
+
 /// A scalar expression: `n * 2`, `X[vi, vk] + 1f32`.
 std::string ToString(const PrimExpr& expr);
 

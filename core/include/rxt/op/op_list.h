@@ -1,7 +1,7 @@
 // Every core op, one line each: the index to read first. Each family registers its ops in
 // its own file under core/src/op/; RegisterCoreOps (called once by OpRegistry::Global())
-// calls the families in the order below. No legalization or gradient yet: later issues
-// add them as op attributes.
+// calls the families in the order below. Legalizations are attached by LegalizeOps
+// (core/src/transform/legalize/); gradient rules come from plugins (plugins/grad_std).
 //
 // Notation: op(inputs; attributes with their defaults). "float" means the op requires a
 // floating-point dtype. Shapes may be symbolic (n, n * 2); dims or ndims that cannot be
@@ -17,6 +17,7 @@
 //   rsqrt(x)                     1 / sqrt(x), float
 //   tanh(x)                      hyperbolic tangent, float
 //   sigmoid(x)                   1 / (1 + e^-x), float
+//   erf(x)                       Gauss error function, float
 //   add(x1, x2)                  x1 + x2; NumPy broadcasting, both operands of one dtype
 //   subtract(x1, x2)             x1 - x2, broadcasting
 //   multiply(x1, x2)             x1 * x2, broadcasting
@@ -81,12 +82,19 @@
 //   nn.relu(x)                   max(x, 0)
 //   nn.gelu(x)                   x * Phi(x) (erf form), float
 //   nn.silu(x)                   x * sigmoid(x), float
-//   nn.dropout(x; rate=0.5)      Tuple(out, mask), both shaped like x (as in TVM)
+//   nn.dropout(x[, seed]; rate=0.5)
+//                                Tuple(out, mask), both shaped like x (as in TVM); with a
+//                                seed (0-d int) drops at random, mask 1 where kept; without
+//                                (inference): out = x, mask all 1
 //   nn.conv2d(data, weight; strides=[1, 1], padding=[0, 0, 0, 0], dilation=[1, 1], groups=1,
 //             data_layout="NCHW", kernel_layout="OIHW", out_dtype=unknown)
 //                                2-D convolution; data NCHW|NHWC, kernel OIHW|HWIO, result
 //                                in data_layout; padding 1 int (all sides), 2 (top/bottom,
 //                                left/right) or 4 (top, left, bottom, right)
+//   nn.conv2d_transpose(data, weight; strides, padding, output_padding=[0, 0], dilation, groups,
+//                       data_layout="NCHW", kernel_layout="IOHW", out_dtype=unknown)
+//                                PyTorch's ConvTranspose2d, conv2d's data gradient; kernel
+//                                IOHW (in, out / groups, kH, kW) or HWOI
 //   nn.max_pool2d(data; pool_size=[1, 1], strides=[1, 1], padding=[0, 0, 0, 0],
 //                 dilation=[1, 1], ceil_mode=false, layout="NCHW")
 //                                2-D max pooling; ceil_mode as in PyTorch (a window may
@@ -95,6 +103,12 @@
 //                                2-D average pooling
 //   nn.adaptive_avg_pool2d(data; output_size=none, layout="NCHW")
 //                                average pooling to a given size (none: the input's)
+//   nn.max_pool2d_backward(output_grad, data; ... as nn.max_pool2d ...)
+//                                its data gradient: to each window's first maximum
+//   nn.avg_pool2d_backward(output_grad, data; ... as nn.avg_pool2d ...)
+//                                its data gradient: dz / count over each window
+//   nn.adaptive_avg_pool2d_backward(output_grad, data; layout="NCHW")
+//                                its data gradient (windows from the two shapes)
 //   nn.batch_norm(data, gamma, beta, moving_mean, moving_var; axis=1, epsilon=1e-5,
 //                 momentum=0.1, training=true)
 //                                Tuple(out, new_mean, new_var)
@@ -104,6 +118,10 @@
 //                                predictions: log-probabilities (N, C, d...) or (C,)
 //   nn.cross_entropy_with_logits(predictions, labels)
 //                                -sum(labels * predictions) / N, a scalar (as in TVM)
+// Gradient checkpointing (core/src/op/checkpoint.cc): identities marking a segment whose
+// forward values the Gradient pass recomputes in the backward pass instead of keeping them
+//   checkpoint_start(x)          x (a tensor or a tuple of them): a segment starts here
+//   checkpoint_end(x)            x: the segment ends here
 // Builtins (core/src/op/builtin.cc)
 //   call_kernel(kernel, args)    kernel: a GlobalVar, args: a Tuple; destination-passing;
 //                                result = sinfo_args[0], or a Tuple of several
@@ -123,7 +141,7 @@ namespace rxt {
 /// The name of every op RegisterCoreOps declares, in the order of the table above.
 inline constexpr auto kCoreOpNames = std::to_array<std::string_view>({
     // elementwise
-    "negative", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid",
+    "negative", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf",
     "add", "subtract", "multiply", "divide", "power", "maximum", "minimum",
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "where", "astype", "clip",
@@ -137,9 +155,12 @@ inline constexpr auto kCoreOpNames = std::to_array<std::string_view>({
     // creation
     "zeros", "ones", "full", "zeros_like", "ones_like", "full_like",
     // neural networks
-    "nn.relu", "nn.gelu", "nn.silu", "nn.dropout", "nn.conv2d", "nn.max_pool2d", "nn.avg_pool2d",
-    "nn.adaptive_avg_pool2d", "nn.batch_norm", "nn.layer_norm", "nn.nll_loss",
+    "nn.relu", "nn.gelu", "nn.silu", "nn.dropout", "nn.conv2d", "nn.conv2d_transpose", "nn.max_pool2d",
+    "nn.avg_pool2d", "nn.adaptive_avg_pool2d", "nn.max_pool2d_backward", "nn.avg_pool2d_backward",
+    "nn.adaptive_avg_pool2d_backward", "nn.batch_norm", "nn.layer_norm", "nn.nll_loss",
     "nn.cross_entropy_with_logits",
+    // checkpointing
+    "checkpoint_start", "checkpoint_end",
     // builtins
     "call_kernel", "call_extern", "print", "assert",
 });
@@ -154,6 +175,7 @@ void RegisterManipulateOps(OpRegistry& registry);
 void RegisterReduceOps(OpRegistry& registry);
 void RegisterCreateOps(OpRegistry& registry);
 void RegisterNNOps(OpRegistry& registry);
+void RegisterCheckpointOps(OpRegistry& registry);
 void RegisterBuiltinOps(OpRegistry& registry);
 
 }  // namespace rxt

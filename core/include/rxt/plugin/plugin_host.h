@@ -39,6 +39,9 @@ struct PluginItem {
   rxt_plugin_fn_t callback = nullptr;
   void* user_data = nullptr;
   std::string plugin;                      // the name of the plugin that provides it
+  /// The plugin ABI version the plugin speaks: optimizers, losses and gradient rules have typed
+  /// callbacks (rxt/ir_builder.h) from version 2; a version-1 item is known by name only.
+  uint32_t abi_version = 0;
   std::shared_ptr<const void> keep_alive;  // owns the plugin's library
 };
 

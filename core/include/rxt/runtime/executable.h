@@ -21,7 +21,7 @@ enum class Opcode : uint8_t {
   kMakeShape,    // dst = Shape(shape_exprs[operands...])
   kMakeTuple,    // dst = Tuple(reg[operands...])
   kGetItem,      // dst = reg[arg].tuple()[index]
-  kAllocTensor,  // dst = a new tensor of dtype |index| and shape shape_exprs[operands...]
+  kAllocTensor,  // dst = a tensor of dtype |index| and shape shape_exprs[operands...]; aux: its storage (VMFunction)
   kCallKernel,   // kernels[index](reg[operands...]): inputs then the (allocated) outputs
   kCallExtern,   // externs[index](reg[operands...]), like kCallKernel
   kCallFunc,     // dst = functions[index](reg[operands...])
@@ -74,6 +74,13 @@ struct TypePattern {
   std::string context;  // top level only: "argument 0 (%x)", "match_cast of %y"
 };
 
+/// A tensor the memory plan places in its function's arena.
+struct ArenaTensor {
+  int64_t offset = 0;  // bytes from the start of the arena, a multiple of kArenaAlignment
+  int64_t nbytes = 0;  // the tensor's size (its alloc_tensor's dtype and static shape)
+};
+inline constexpr int64_t kArenaAlignment = 64;
+
 struct VMFunction {
   std::string name;
   std::vector<std::string> param_names;
@@ -84,18 +91,33 @@ struct VMFunction {
   std::vector<TypePattern> patterns;
   /// The symbolic variable held by each slot, for messages.
   std::vector<std::string> slot_names;
+  /// The memory plan (docs/vm.md). The aux of an alloc_tensor says where its storage comes
+  /// from: 0, allocated when it runs; k > 0, arena_tensors[k - 1] in the arena, one block of
+  /// arena_bytes per call frame allocated once; k < 0, reuse slot -k - 1, which keeps the
+  /// storage of its last tensor for the next one of the same dtype and dims.
+  int64_t arena_bytes = 0;
+  std::vector<ArenaTensor> arena_tensors;
+  int32_t num_reuse_slots = 0;
   int32_t num_params() const { return static_cast<int32_t>(param_names.size()); }
 };
 
 class Executable {
  public:
-  static constexpr uint32_t kFormatVersion = 1;
+  /// Version 2 added the memory plan of each function and the path of the ahead-of-time
+  /// kernel library; version 1 files still load (without them).
+  static constexpr uint32_t kFormatVersion = 2;
+  static constexpr uint32_t kOldestFormatVersion = 1;
 
   std::vector<VMFunction> functions;
   std::vector<Value> constants;
   std::vector<KernelRecord> kernels;
   std::vector<std::string> externs;
   std::string backend;  // the backend the kernels were built for ("" = any)
+  /// The shared library holding the kernels compiled ahead of time (their symbols are in the
+  /// records; `rxt build --emit-library`), or "" for none. Save stores it relative to the
+  /// executable's directory when it lies there; Load resolves it against that directory.
+  std::string aot_library;
+  /// The version of the file this executable was read from (Serialize writes kFormatVersion).
   uint32_t format_version = kFormatVersion;
 
   /// Index of the function called |name|, or -1.
@@ -111,6 +133,7 @@ class Executable {
   static Executable Deserialize(const uint8_t* data, size_t size, const std::string& source = "<memory>");
   /// Writes to |path| through a temporary file renamed into place.
   void Save(const std::string& path) const;
+  /// Reads |path|; a relative aot_library becomes a path relative to the file's directory.
   static Executable Load(const std::string& path);
 
   /// Readable listing of the bytecode, for debugging and docs.

@@ -34,6 +34,11 @@ class VirtualMachine {
 
   const Executable& executable() const { return exec_; }
 
+  /// How many times alloc_tensor has taken storage from the heap: outputs allocated per call,
+  /// reuse slots (re)filled, and arenas (one per function and call depth, on its first call).
+  /// A steady-state call of a planned function adds only its escaping outputs (docs/vm.md).
+  int64_t num_storage_allocations() const { return num_storage_allocations_; }
+
   /// Starts (and resets) or stops collecting a profile.
   void SetProfiling(bool on);
   Profile GetProfile() const;
@@ -43,6 +48,7 @@ class VirtualMachine {
   Value Run(int function, const Value* args, int num_args, int depth);
   void Match(const VMFunction& f, const Instruction& ins, Frame& frame);
   void CallKernelLike(const Instruction& ins, Frame& frame);
+  void AllocTensor(const VMFunction& f, const Instruction& ins, Frame& frame);
   Frame& AcquireFrame(int function, int depth);
 
   Executable exec_;
@@ -51,6 +57,7 @@ class VirtualMachine {
   // frames_[function][depth]: register files reused from call to call.
   std::vector<std::vector<std::unique_ptr<Frame>>> frames_;
 
+  int64_t num_storage_allocations_ = 0;
   bool profiling_ = false;
   std::vector<ProfileRow> kernel_profile_;  // kernels, then externs
   std::vector<ProfileRow> instruction_profile_;

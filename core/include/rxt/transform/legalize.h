@@ -55,7 +55,8 @@ using FLegalize = std::function<Expr(LegalizeContext& context, const CallNode& c
 
 /// Sets FLegalize on every op of |registry| that has a compute definition (every core op
 /// but nn.dropout), and an identity legalization on the builtins (call_kernel, call_extern,
-/// print, assert), which are already legal. An op that already has one keeps it (a plugin
+/// print, assert), which are already legal; a checkpoint marker (checkpoint_start,
+/// checkpoint_end) legalizes to its argument. An op that already has one keeps it (a plugin
 /// may have claimed it). LegalizeOps calls this once for OpRegistry::Global().
 void RegisterLegalizations(OpRegistry& registry);
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,10 +49,40 @@ Pass ConvertToDataflow();
 /// LegalizeOps.allow_missing (bool, false) leaves them as they are.
 Pass LegalizeOps();
 
+/// Groups call_kernel chains inside dataflow blocks that can become one kernel (elementwise,
+/// broadcast and injective producers into their consumer, injective producers into a
+/// reduction, elementwise work after a matmul-like kernel) into functions marked
+/// `primitive = true`, called in their place. Kinds come from the kernels' op_pattern
+/// attribute (transform/op_pattern.h). opt_level 1.
+Pass FuseOps();
+
+/// Merges each function FuseOps made into one kernel (producers inlined, epilogues in the
+/// reduction's loop nest) and calls it with call_kernel; structurally equal kernels are
+/// shared, kernels left unused by the merge are removed. opt_level 1.
+Pass FuseKernels();
+
 /// Replaces op calls a kernel library does better (matmul, nn.conv2d, with a following bias add
 /// and ReLU folded in) by call_extern of the library's functions (docs/libraries.md). Option
 /// LegalizeLibraryCalls.libraries: comma-separated names ("dnnl"); absent: changes nothing.
 Pass LegalizeLibraryCalls();
+
+/// Reverse-mode automatic differentiation (transform/gradient.h, docs/training.md): adds
+/// @<func_name>_adjoint returning (original result, (adjoint of each required parameter)).
+/// Gradient rules come from loaded plugins (plugins/grad_std). By name ("Gradient"): options
+/// Gradient.func_name (string, "main"), Gradient.require_grads (int list of parameter indices;
+/// absent: every parameter), Gradient.target_index (int, 0).
+Pass Gradient(std::string func_name, std::optional<std::vector<int>> require_grads = std::nullopt,
+              int target_index = 0);
+
+/// Removes the transposes differentiation leaves behind: permute_dims of permute_dims becomes
+/// one permute_dims (or nothing), and matmul with transposed operands is rewritten to need
+/// fewer transposes (matmul(aT, bT) = (b a)T; (a bT)T = b aT). Run it after Gradient.
+Pass SimplifyTransposes();
+
+// Training transforms, in their own headers (not by name: they take functions and plugin items):
+//   AppendLoss (transform/append_loss.h): appends a loss function to a backbone function.
+//   SetupTrainer (transform/setup_trainer.h): backbone module -> trainer module (loss, adjoint,
+//   optimizer, predict, train_step, attributes), docs/training.md.
 
 // ---- By name.
 

@@ -71,8 +71,9 @@ class KernelBuilder {
                    ReduceKind kind, const ReduceFn& fn, PrimExpr init = nullptr);
 
   /// The kernel: the inputs in declaration order, then |outputs| (stages of this builder);
-  /// every other stage becomes a local allocation. Throws kUnimplemented when a symbolic
-  /// dim cannot be bound from the parameters' shapes.
+  /// every other stage becomes a local allocation. The kernel's attributes record its op
+  /// pattern kind (op_pattern.h). Throws kUnimplemented when a symbolic dim cannot be bound
+  /// from the parameters' shapes.
   KernelFunction Build(const std::vector<TensorRef>& outputs) const;
 
  private:

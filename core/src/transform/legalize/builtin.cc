@@ -1,5 +1,6 @@
 /// The builtins (call_kernel, call_extern, print, assert) are already legal: their
-/// legalization keeps the call as it is.
+/// legalization keeps the call as it is. The checkpoint markers (checkpoint_start,
+/// checkpoint_end) only matter to the Gradient pass: legalized, a marker is its argument.
 #include "legalize_util.h"
 
 namespace rxt::legalize {
@@ -7,6 +8,9 @@ namespace rxt::legalize {
 void RegisterBuiltinLegalizations(OpRegistry& r) {
   for (const char* name : {"call_kernel", "call_extern", "print", "assert"}) {
     SetLegalization(r, name, [](LegalizeContext&, const CallNode&) { return Expr(); });
+  }
+  for (const char* name : {"checkpoint_start", "checkpoint_end"}) {
+    SetLegalization(r, name, [](LegalizeContext&, const CallNode& call) { return call.args[0]; });
   }
 }
 

@@ -71,7 +71,7 @@ Expr LegalizeClip(LegalizeContext& context, const CallNode& call) {
 void RegisterElementwiseLegalizations(OpRegistry& r) {
   SetLegalization(r, "negative", Unary([](const PrimExpr& x) { return Call("neg", x); }));
   SetLegalization(r, "abs", LegalizeAbs);
-  for (const char* name : {"exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid"}) {
+  for (const char* name : {"exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf"}) {
     std::string intrinsic = name;
     SetLegalization(r, name, Unary([intrinsic](const PrimExpr& x) { return Call(intrinsic, x); }));
   }

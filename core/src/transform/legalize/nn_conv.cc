@@ -1,6 +1,8 @@
 /// Legalization of nn.conv2d (NCHW or NHWC data, OIHW or HWIO weights; strides, padding,
 /// dilation, groups): a padding stage when there is padding, then one reduction over the
-/// input channels of the group and the kernel window, in out_dtype.
+/// input channels of the group and the kernel window, in out_dtype. nn.conv2d_transpose
+/// gathers instead of scattering: result element y sums data[i] * weight[k] over the window
+/// positions k with i * stride - pad + k * dilation = y.
 #include "../../op/nn_window.h"
 #include "legalize_util.h"
 
@@ -55,8 +57,58 @@ Expr LegalizeConv2d(LegalizeContext& context, const CallNode& call) {
   return k.Finish(context, {result});
 }
 
+Expr LegalizeConv2dTranspose(LegalizeContext& context, const CallNode& call) {
+  OutputTensor out = OutputOf(call);
+  RequireNumeric(call, out.dtype);
+  std::array<int64_t, 2> strides = infer::PairAttr(call, "strides", 1);
+  std::array<int64_t, 2> dilation = infer::PairAttr(call, "dilation", 1);
+  std::array<int64_t, 4> pad = infer::PaddingAttr(call, "padding");  // top, left, bottom, right
+  int64_t groups = infer::IntAttr(call, "groups");
+  infer::Layout2D dl = infer::LayoutAttr(call, "data_layout", {"NCHW", "NHWC"});
+  infer::Layout2D kl = infer::LayoutAttr(call, "kernel_layout", {"IOHW", "HWOI"});  // c: input, n: output / group
+
+  KernelCall k(call);
+  KernelBuilder& kb = k.builder();
+  TensorRef data = k.Tensor(0), weight = k.Tensor(1);
+  PrimExpr group_inputs = FloorDiv(weight.dim(kl.c), Int(groups));  // input channels per group
+  PrimExpr group_outputs = weight.dim(kl.n);                          // output channels per group
+  // The input position feeding result position |y| through window position |k| along one
+  // dim, and whether there is one.
+  auto source = [&](int dim, const PrimExpr& y, const PrimExpr& k, const PrimExpr& extent) {
+    PrimExpr shifted = y + Int(pad[dim]) - k * Int(dilation[dim]);
+    if (strides[dim] == 1) return std::pair{ClampIndex(shifted, extent), InRange(shifted, Int(0), extent)};
+    PrimExpr i = FloorDiv(shifted, Int(strides[dim]));
+    PrimExpr hit = And(Eq(FloorMod(shifted, Int(strides[dim])), Int(0)), InRange(i, Int(0), extent));
+    return std::pair{ClampIndex(i, extent), hit};
+  };
+  TensorRef result = kb.Reduce(
+      "conv2d_transpose", out.shape, {group_inputs, weight.dim(kl.h), weight.dim(kl.w)}, ReduceKind::kSum,
+      [&](const Index& i, const Index& r) {
+        PrimExpr oc = i[dl.c];
+        PrimExpr group = groups == 1 ? Int(0) : FloorDiv(oc, group_outputs);
+        PrimExpr ic = groups == 1 ? r[0] : group * group_inputs + r[0];
+        auto [iy, hit_y] = source(0, i[dl.h], r[1], data.dim(dl.h));
+        auto [ix, hit_x] = source(1, i[dl.w], r[2], data.dim(dl.w));
+        Index d(4), w(4);
+        d[dl.n] = i[dl.n];
+        d[dl.c] = ic;
+        d[dl.h] = iy;
+        d[dl.w] = ix;
+        w[kl.c] = ic;
+        w[kl.n] = groups == 1 ? oc : FloorMod(oc, group_outputs);
+        w[kl.h] = r[1];
+        w[kl.w] = r[2];
+        PrimExpr product = Cast(out.dtype, data(d)) * Cast(out.dtype, weight(w));
+        return Select(And(hit_y, hit_x), product, Zero(out.dtype));
+      });
+  return k.Finish(context, {result});
+}
+
 }  // namespace
 
-void RegisterConvLegalizations(OpRegistry& r) { SetLegalization(r, "nn.conv2d", LegalizeConv2d); }
+void RegisterConvLegalizations(OpRegistry& r) {
+  SetLegalization(r, "nn.conv2d", LegalizeConv2d);
+  SetLegalization(r, "nn.conv2d_transpose", LegalizeConv2dTranspose);
+}
 
 }  // namespace rxt::legalize

@@ -3,7 +3,14 @@
 /// average divides by the window positions inside the input (count_include_pad: inside the
 /// padded input), counted by a small (out_h, out_w) stage. Adaptive pooling uses PyTorch's
 /// windows [floor(o * in / out), ceil((o + 1) * in / out)).
+///
+/// The backward ops gather rather than scatter: input element h sums over the window
+/// positions k whose output o (o * stride - pad + k * dilation = h) exists. max_pool2d's
+/// gradient goes to each window's first maximum, found by a stage holding the first window
+/// position equal to the window's maximum.
 #include <algorithm>
+#include <tuple>
+#include <utility>
 
 #include "../../op/nn_window.h"
 #include "legalize_util.h"
@@ -20,6 +27,7 @@ struct Pooling {
 
   bool ceil_mode;
 
+  /// Read from the attributes of |call| (a pooling or pooling backward op).
   explicit Pooling(const CallNode& call)
       : size(infer::PairAttr(call, "pool_size", 1)),
         strides(infer::PairAttr(call, "strides", 1)),
@@ -53,7 +61,42 @@ struct Pooling {
     return in;
   }
   Dims Window() const { return {Int(size[0]), Int(size[1])}; }
+
+  /// The output row (dim 0) or column (dim 1) whose window position |k| reads input position
+  /// |h|, clamped into [0, extent), and whether it exists.
+  std::pair<PrimExpr, PrimExpr> OutputPos(int dim, const PrimExpr& h, const PrimExpr& k,
+                                          const PrimExpr& extent) const {
+    PrimExpr shifted = h + Int(pad[dim]) - k * Int(dilation[dim]);
+    if (strides[dim] == 1) return {ClampIndex(shifted, extent), InRange(shifted, Int(0), extent)};
+    PrimExpr o = FloorDiv(shifted, Int(strides[dim]));
+    PrimExpr hit = And(Eq(FloorMod(shifted, Int(strides[dim])), Int(0)), InRange(o, Int(0), extent));
+    return {ClampIndex(o, extent), hit};
+  }
+  /// For input element |i| and window position |r|: the output element whose window reads
+  /// it there, and whether there is one (|out| the output's shape).
+  std::pair<Index, PrimExpr> OutputOfInput(const Index& i, const Index& r, const Dims& out) const {
+    auto [oh, hit_h] = OutputPos(0, i[layout.h], r[0], out[layout.h]);
+    auto [ow, hit_w] = OutputPos(1, i[layout.w], r[1], out[layout.w]);
+    Index o = i;
+    o[layout.h] = oh;
+    o[layout.w] = ow;
+    return {o, And(hit_h, hit_w)};
+  }
 };
+
+/// How many window positions of each output (out_h, out_w) count for the average: inside the
+/// input, or with count_include_pad inside the padded input.
+TensorRef WindowCounts(KernelBuilder& kb, const Pooling& p, bool include_pad, const PrimExpr& height,
+                       const PrimExpr& width, const Dims& out_shape, DType dtype) {
+  Dims positions = {out_shape[p.layout.h], out_shape[p.layout.w]};
+  return kb.Reduce("count", positions, p.Window(), ReduceKind::kSum, [&](const Index& o, const Index& r) {
+    PrimExpr h = p.InputPos(0, o[0], r[0]), w = p.InputPos(1, o[1], r[1]);
+    PrimExpr inside = include_pad ? And(InRange(h, Int(-p.pad[0]), height + Int(p.pad[2])),
+                                        InRange(w, Int(-p.pad[1]), width + Int(p.pad[3])))
+                                  : And(InRange(h, Int(0), height), InRange(w, Int(0), width));
+    return Select(inside, One(dtype), Zero(dtype));
+  });
+}
 
 Expr LegalizeMaxPool2d(LegalizeContext& context, const CallNode& call) {
   OutputTensor out = OutputOf(call);
@@ -80,14 +123,7 @@ Expr LegalizeAvgPool2d(LegalizeContext& context, const CallNode& call) {
   TensorRef sum = kb.Reduce("sum", out.shape, p.Window(), ReduceKind::kSum, [&](const Index& i, const Index& r) {
     return p.Load(data, i, r, Zero(out.dtype));
   });
-  Dims positions = {out.shape[p.layout.h], out.shape[p.layout.w]};
-  TensorRef count = kb.Reduce("count", positions, p.Window(), ReduceKind::kSum, [&](const Index& o, const Index& r) {
-    PrimExpr h = p.InputPos(0, o[0], r[0]), w = p.InputPos(1, o[1], r[1]);
-    PrimExpr inside = include_pad ? And(InRange(h, Int(-p.pad[0]), height + Int(p.pad[2])),
-                                        InRange(w, Int(-p.pad[1]), width + Int(p.pad[3])))
-                                  : And(InRange(h, Int(0), height), InRange(w, Int(0), width));
-    return Select(inside, One(out.dtype), Zero(out.dtype));
-  });
+  TensorRef count = WindowCounts(kb, p, include_pad, height, width, out.shape, out.dtype);
   TensorRef result = kb.Compute("avg_pool2d", out.shape, [&](const Index& i) {
     return Div(sum(i), count({i[p.layout.h], i[p.layout.w]}));
   });
@@ -139,12 +175,94 @@ Expr LegalizeAdaptiveAvgPool2d(LegalizeContext& context, const CallNode& call) {
   return k.Finish(context, {result});
 }
 
+// (output_grad, data): the window maxima again, then the first window position (row-major)
+// holding each, then every input element gathers the gradients of the windows whose first
+// maximum it is.
+Expr LegalizeMaxPool2dBackward(LegalizeContext& context, const CallNode& call) {
+  OutputTensor out = OutputOf(call);
+  RequireNumeric(call, out.dtype);
+  Pooling p(call);
+  KernelCall k(call);
+  KernelBuilder& kb = k.builder();
+  TensorRef grad = k.Tensor(0), data = k.Tensor(1);
+  const Dims& pooled = grad.shape();
+  TensorRef maxima = kb.Reduce("max", pooled, p.Window(), ReduceKind::kMax, [&](const Index& i, const Index& r) {
+    return p.Load(data, i, r, LowestValue(out.dtype));
+  });
+  TensorRef first = kb.Reduce("argmax", pooled, p.Window(), ReduceKind::kMin, [&](const Index& i, const Index& r) {
+    PrimExpr position = r[0] * Int(p.size[1]) + r[1];
+    return Select(Eq(p.Load(data, i, r, LowestValue(out.dtype)), maxima(i)), position, Int(p.size[0] * p.size[1]));
+  });
+  TensorRef result = kb.Reduce("max_pool2d_backward", out.shape, p.Window(), ReduceKind::kSum,
+                               [&](const Index& i, const Index& r) {
+                                 auto [o, hit] = p.OutputOfInput(i, r, pooled);
+                                 PrimExpr mine = Eq(first(o), r[0] * Int(p.size[1]) + r[1]);
+                                 return Select(And(hit, mine), grad(o), Zero(out.dtype));
+                               });
+  return k.Finish(context, {result});
+}
+
+Expr LegalizeAvgPool2dBackward(LegalizeContext& context, const CallNode& call) {
+  OutputTensor out = OutputOf(call);
+  RequireNumeric(call, out.dtype);
+  Pooling p(call);
+  bool include_pad = infer::BoolAttr(call, "count_include_pad");
+  KernelCall k(call);
+  KernelBuilder& kb = k.builder();
+  TensorRef grad = k.Tensor(0), data = k.Tensor(1);
+  const Dims& pooled = grad.shape();
+  TensorRef count = WindowCounts(kb, p, include_pad, data.dim(p.layout.h), data.dim(p.layout.w), pooled, out.dtype);
+  TensorRef result = kb.Reduce("avg_pool2d_backward", out.shape, p.Window(), ReduceKind::kSum,
+                               [&](const Index& i, const Index& r) {
+                                 auto [o, hit] = p.OutputOfInput(i, r, pooled);
+                                 PrimExpr share = Div(grad(o), count({o[p.layout.h], o[p.layout.w]}));
+                                 return Select(hit, share, Zero(out.dtype));
+                               });
+  return k.Finish(context, {result});
+}
+
+// Input position h lies in the windows of outputs floor(h * out / in) + j for j below a
+// bound (the most windows one input can be in); each is checked exactly.
+Expr LegalizeAdaptiveAvgPool2dBackward(LegalizeContext& context, const CallNode& call) {
+  OutputTensor out = OutputOf(call);
+  RequireNumeric(call, out.dtype);
+  infer::Layout2D layout = infer::LayoutAttr(call, "layout", {"NCHW", "NHWC"});
+  KernelCall k(call);
+  KernelBuilder& kb = k.builder();
+  TensorRef grad = k.Tensor(0);
+  PrimExpr in_h = out.shape[layout.h], in_w = out.shape[layout.w];
+  PrimExpr out_h = grad.dim(layout.h), out_w = grad.dim(layout.w);
+  // Along one dim: the output |j| steps past the first whose window may hold |h|, and whether it does.
+  auto window_of = [&](const PrimExpr& h, const PrimExpr& j, const PrimExpr& in, const PrimExpr& pooled) {
+    PrimExpr o = FloorDiv(h * pooled, in) + j;
+    PrimExpr safe = ClampIndex(o, pooled);
+    PrimExpr start = WindowStart(safe, in, pooled), end = WindowEnd(safe, in, pooled);
+    PrimExpr hit = And(Lt(o, pooled), And(Le(start, h), Lt(h, end)));
+    return std::tuple{safe, hit, end - start};
+  };
+  TensorRef result = kb.Reduce(
+      "adaptive_avg_pool2d_backward", out.shape, {LargestWindow(out_h, in_h), LargestWindow(out_w, in_w)},
+      ReduceKind::kSum, [&](const Index& i, const Index& r) {
+        auto [oh, hit_h, size_h] = window_of(i[layout.h], r[0], in_h, out_h);
+        auto [ow, hit_w, size_w] = window_of(i[layout.w], r[1], in_w, out_w);
+        Index o = i;
+        o[layout.h] = oh;
+        o[layout.w] = ow;
+        PrimExpr share = Div(grad(o), Cast(out.dtype, size_h * size_w));
+        return Select(And(hit_h, hit_w), share, Zero(out.dtype));
+      });
+  return k.Finish(context, {result});
+}
+
 }  // namespace
 
 void RegisterPoolLegalizations(OpRegistry& r) {
   SetLegalization(r, "nn.max_pool2d", LegalizeMaxPool2d);
   SetLegalization(r, "nn.avg_pool2d", LegalizeAvgPool2d);
   SetLegalization(r, "nn.adaptive_avg_pool2d", LegalizeAdaptiveAvgPool2d);
+  SetLegalization(r, "nn.max_pool2d_backward", LegalizeMaxPool2dBackward);
+  SetLegalization(r, "nn.avg_pool2d_backward", LegalizeAvgPool2dBackward);
+  SetLegalization(r, "nn.adaptive_avg_pool2d_backward", LegalizeAdaptiveAvgPool2dBackward);
 }
 
 }  // namespace rxt::legalize

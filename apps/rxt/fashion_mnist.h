@@ -1,0 +1,35 @@
+// Fashion-MNIST for `rxt train`: the four IDX files of Debian's dataset-fashion-mnist (or
+// any directory holding the same names, gzip-compressed or not), as float32 pixels in [0, 1]
+// and class labels 0..9.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rxt::cli {
+
+/// Where Debian's dataset-fashion-mnist puts the files (`dpkg -L dataset-fashion-mnist`).
+inline constexpr const char* kFashionMnistDir = "/usr/share/datasets/fashion-mnist";
+inline constexpr int64_t kImagePixels = 28 * 28;
+inline constexpr int kNumClasses = 10;
+
+struct ImageSet {
+  int64_t count = 0;
+  std::vector<float> pixels;    // count * 784, row-major, in [0, 1]
+  std::vector<uint8_t> labels;  // count, each < 10
+};
+
+struct FashionMnist {
+  ImageSet train, test;
+};
+
+/// Reads <dir>/{train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz]. Throws kNotFound saying how
+/// to get the data when a file is missing, kDataLoss for a malformed file, images that are not
+/// 28x28, a label count that differs from the image count, or a label above 9.
+FashionMnist LoadFashionMnist(const std::string& dir);
+
+/// One split ("train" or "t10k") of |dir|.
+ImageSet LoadImageSet(const std::string& dir, const std::string& split);
+
+}  // namespace rxt::cli

@@ -1,0 +1,117 @@
+// rxt train [--model FILE.rxt] [options]: trains a model on Fashion-MNIST with the Trainer
+// (docs/cli.md, "rxt train"). The options live here; the run is train_run.cc.
+#include <charconv>
+#include <cmath>
+#include <memory>
+
+#include "command.h"
+#include "fashion_mnist.h"
+#include "rxt/support/error.h"
+#include "train_options.h"
+
+namespace rxt::cli {
+
+namespace {
+
+/// The shortest text that reads back as |value| (1e-05, 0.001, 0.9).
+std::string ExactNumber(double value) {
+  char text[64];
+  auto [end, ec] = std::to_chars(text, text + sizeof text, value);
+  return std::string(text, end);
+}
+
+}  // namespace
+
+std::string TrainOptions::OptimizerOptions() const {
+  std::string options = "lr=" + ExactNumber(lr);
+  if (weight_decay) options += ", weight_decay=" + ExactNumber(*weight_decay);
+  if (momentum) options += ", momentum=" + ExactNumber(*momentum);
+  return options;
+}
+
+std::string TrainOptions::LossOptions() const { return "reduction=\"" + reduction + "\""; }
+
+void TrainOptions::Validate() const {
+  if (reduction != "mean" && reduction != "sum") {
+    Throw(ErrorCode::kInvalidArgument, "--reduction must be mean or sum, not '", reduction,
+          "' (\"none\" gives no scalar loss to train)");
+  }
+  if (epochs < 1) Throw(ErrorCode::kInvalidArgument, "--epochs must be at least 1, not ", epochs);
+  if (batch_size < 1) Throw(ErrorCode::kInvalidArgument, "--batch-size must be at least 1, not ", batch_size);
+  if (threads < 0) Throw(ErrorCode::kInvalidArgument, "--threads must be at least 1, not ", threads);
+  if (!std::isfinite(lr) || lr < 0) Throw(ErrorCode::kInvalidArgument, "--lr must be a number >= 0, not ", lr);
+  if (weight_decay && (!std::isfinite(*weight_decay) || *weight_decay < 0)) {
+    Throw(ErrorCode::kInvalidArgument, "--weight-decay must be a number >= 0, not ", *weight_decay);
+  }
+  if (momentum && (!std::isfinite(*momentum) || *momentum < 0)) {
+    Throw(ErrorCode::kInvalidArgument, "--momentum must be a number >= 0, not ", *momentum);
+  }
+  if (resume && checkpoint_dir.empty()) {
+    Throw(ErrorCode::kInvalidArgument, "--resume needs --checkpoint-dir DIR (where the checkpoints are)");
+  }
+  if (!plot.empty() && (plot.size() < 4 || plot.compare(plot.size() - 4, 4, ".svg") != 0)) {
+    Throw(ErrorCode::kInvalidArgument, "--plot '", plot, "': the plot is an SVG image: name the file *.svg");
+  }
+}
+
+void AddTrainCommand(CLI::App& app, CommandResult& result) {
+  auto o = std::make_shared<TrainOptions>();
+  auto weight_decay = std::make_shared<double>(0), momentum = std::make_shared<double>(0);
+  CLI::App* train = app.add_subcommand("train", "Train a model on Fashion-MNIST (the seed MLP by default).");
+  // An option given twice takes its last value (a script's defaults, then the user's).
+  train->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  train->add_option("--model", o->model, "The backbone module to train (.rxt; default: the seed MLP 784-128-128-10)")
+      ->type_name("FILE.rxt");
+  CLI::Option* loss = train->add_option("--loss", o->loss, "The loss (cross_entropy, mse, ...; 'rxt plugins' lists them)")
+                          ->type_name("NAME")
+                          ->capture_default_str();
+  train->add_option("--reduction", o->reduction, "How the loss reduces over the batch: mean or sum")
+      ->type_name("mean|sum")
+      ->capture_default_str();
+  CLI::Option* optimizer =
+      train->add_option("--optimizer", o->optimizer, "sgd, momentum, adam, adamw, rmsprop, adagrad or a plugin's")
+          ->type_name("NAME")
+          ->capture_default_str();
+  train->add_option("--lr", o->lr, "The learning rate (the base of --schedule)")->capture_default_str();
+  CLI::Option* wd = train->add_option("--weight-decay", *weight_decay, "Weight decay (default: the optimizer's, 0)");
+  CLI::Option* mom = train->add_option("--momentum", *momentum, "Momentum (momentum, rmsprop)");
+  train->add_option("--schedule", o->schedule,
+                    "Learning-rate schedule: constant, step[:step_size=N,gamma=G], cosine[:min_lr=M], warmup:steps=N; "
+                    "any with warmup=N (steps count updates; step_size defaults to one epoch, total_steps to the run)")
+      ->type_name("SPEC")
+      ->capture_default_str();
+  train->add_option("--epochs", o->epochs, "Passes over the training set")->capture_default_str();
+  train->add_option("--batch-size", o->batch_size, "Samples per step (the last partial batch of an epoch is dropped)")
+      ->capture_default_str();
+  train->add_option("--seed", o->seed, "Seeds initialization and shuffling: the same seed, the same run")
+      ->capture_default_str();
+  train->add_option("--threads", o->threads, "Threads of the kernels (default: RXT_NUM_THREADS or every core)");
+  train->add_option("--checkpoint-dir", o->checkpoint_dir, "Save a checkpoint here after each epoch")
+      ->type_name("DIR");
+  train->add_flag("--resume", o->resume, "Continue from the newest checkpoint in --checkpoint-dir");
+  train->add_option("--plugin", o->plugins, "Also load the plugin library at PATH (repeatable)")
+      ->type_name("PATH")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  train->add_option("--data", o->data, StrCat("Fashion-MNIST's IDX files (default: ", kFashionMnistDir, ")"))
+      ->type_name("DIR");
+  train->add_option("--backend", o->backend, "The backend (default: cpu when a plugin provides it, else reference)")
+      ->type_name("NAME");
+  train->add_option("--plot", o->plot, "Write the loss and accuracy curves to this SVG file")->type_name("FILE.svg");
+  train->add_option("--metrics", o->metrics, "Write per-epoch metrics to this JSON file")->type_name("FILE.json");
+  train->footer(
+      "Without --model, trains the seed MLP (784-128-128-10, Xavier init) with batch 64 for 5 epochs.\n"
+      "The seed tutorial's own settings: --optimizer sgd --lr 0.01 --weight-decay 0.01 --reduction sum.\n"
+      "Example: rxt train --optimizer adam --lr 0.001 --plot curves.svg --metrics metrics.json");
+  train->callback([o, weight_decay, momentum, loss, optimizer, wd, mom, &result] {
+    TrainOptions options = *o;
+    if (wd->count() > 0) options.weight_decay = *weight_decay;
+    if (mom->count() > 0) options.momentum = *momentum;
+    options.loss_given = loss->count() > 0;
+    options.optimizer_given = optimizer->count() > 0;
+    options.Validate();
+    RunTraining(options);
+    result.exit_code = 0;
+  });
+}
+
+}  // namespace rxt::cli

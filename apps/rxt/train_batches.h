@@ -1,0 +1,38 @@
+// How `rxt train` feeds Fashion-MNIST to a model: which of its arguments take the images and
+// the labels, batches in a given order, and the test accuracy.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "fashion_mnist.h"
+#include "rxt/train/trainer.h"
+
+namespace rxt::cli {
+
+/// The model's side of the data: one float32 input of batch x 784 pixels in any shape ((B, 784),
+/// (B, 1, 28, 28), (B, 28, 28, 1)), one target of class indices (int, (B,)) or one-hot rows
+/// (float, (B, 10)), and a first output of (B, 10) scores.
+struct DataLayout {
+  int64_t batch = 0;
+  std::vector<int64_t> input_shape;
+  DType target_dtype = DType::kInt64;
+  bool one_hot = false;
+};
+
+/// Checks |program| against the data and |batch_size|; kInvalidArgument saying what does not
+/// fit (a static batch dim other than |batch_size|, an input that is not 784 pixels...).
+DataLayout MatchModelToData(const TrainerProgram& program, int64_t batch_size);
+
+/// The images of |samples| (at most layout.batch; the rest of the batch is zeros).
+Tensor InputBatch(const DataLayout& layout, const ImageSet& set, std::span<const int64_t> samples);
+/// Their labels as the model's targets (padding rows: class 0).
+Tensor TargetBatch(const DataLayout& layout, const ImageSet& set, std::span<const int64_t> samples);
+
+/// The fraction of |set| whose highest score is its label (the last partial batch is padded
+/// and only its real rows count).
+double TestAccuracy(Trainer& trainer, const DataLayout& layout, const ImageSet& set);
+
+}  // namespace rxt::cli

@@ -1,0 +1,45 @@
+// The options of `rxt train` (train.cc defines them on the command line, docs/cli.md documents
+// them) and the run they describe (train_run.cc).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rxt::cli {
+
+struct TrainOptions {
+  std::string model;  // a backbone (or trainer) module; empty: the seed MLP
+  std::string loss = "cross_entropy";
+  std::string reduction = "mean";
+  std::string optimizer = "adam";
+  double lr = 0.001;
+  std::optional<double> weight_decay;  // not given: the optimizer's default
+  std::optional<double> momentum;
+  std::string schedule = "constant";
+  int epochs = 5;
+  int batch_size = 64;
+  uint64_t seed = 0;
+  int threads = 0;  // 0: RXT_NUM_THREADS or the machine's cores
+  std::string checkpoint_dir;
+  bool resume = false;
+  std::vector<std::string> plugins;
+  std::string data;     // empty: Debian's dataset-fashion-mnist
+  std::string backend;  // empty: cpu if a plugin provides it, else reference
+  std::string plot;     // an .svg file
+  std::string metrics;  // a .json file
+  bool loss_given = false, optimizer_given = false;  // set on the command line (a trainer module has its own)
+
+  /// The optimizer's options in the attribute syntax: "lr=0.001, weight_decay=0.01".
+  std::string OptimizerOptions() const;
+  /// The loss's options: "reduction=\"mean\"".
+  std::string LossOptions() const;
+  /// Throws kInvalidArgument naming the option for values out of range.
+  void Validate() const;
+};
+
+/// Runs the training |options| describe; prints to stdout (epoch results) and stderr (progress).
+void RunTraining(const TrainOptions& options);
+
+}  // namespace rxt::cli

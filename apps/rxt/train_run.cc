@@ -1,0 +1,245 @@
+// The run of `rxt train` (train_options.h): plugins, data, model, build, then the epochs —
+// shuffled batches through Trainer::Update, the test accuracy, a checkpoint, the metrics and
+// the plot after each.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <numeric>
+
+#include "command.h"
+#include "progress.h"
+#include "rxt/exec/build_trainer.h"
+#include "rxt/ir/parser.h"
+#include "rxt/plugin/plugin_kernel_provider.h"
+#include "rxt/runtime/extern.h"
+#include "rxt/runtime/thread_pool.h"
+#include "rxt/train/random.h"
+#include "seed_mlp.h"
+#include "train_batches.h"
+#include "train_checkpoints.h"
+#include "train_options.h"
+
+namespace rxt::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+/// FNV-1a of the model's text: a resumed run must train the same model.
+std::string TextHash(const std::string& text) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ull;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
+
+void LoadPlugins(const TrainOptions& options) {
+  PluginHost& host = PluginHost::Global();
+  for (const Error& failure : host.LoadSearchPath()) std::cerr << "rxt: warning: " << failure.what() << "\n";
+  for (const std::string& path : options.plugins) host.Load(path);
+}
+
+std::string ChooseBackend(const TrainOptions& options) {
+  if (!options.backend.empty()) return options.backend;
+  if (PluginHost::Global().Find(PluginItemKind::kBackend, "cpu")) return "cpu";
+  std::cerr << "rxt train: no cpu backend is loaded: using the reference interpreter (slow; see 'rxt plugins')\n";
+  return "reference";
+}
+
+/// The backend's default kernel libraries, keeping only those whose functions are loaded.
+std::vector<std::string> ChooseAvailableLibraries(const std::string& backend) {
+  std::vector<std::string> libraries;
+  std::vector<std::string> externs = ExternRegistry::Global().List();
+  for (const std::string& library : ChooseLibraries(backend)) {
+    bool loaded = std::any_of(externs.begin(), externs.end(),
+                              [&](const std::string& name) { return name.rfind(library + ".", 0) == 0; });
+    if (loaded) {
+      libraries.push_back(library);
+    } else {
+      std::cerr << "rxt train: kernel library '" << library << "' is not loaded: using generated kernels only\n";
+    }
+  }
+  return libraries;
+}
+
+struct Model {
+  IRModule module;
+  std::string description;
+  std::string hash;
+};
+
+Model LoadModel(const TrainOptions& options) {
+  if (options.model.empty()) {
+    std::string text = SeedMlpText(options.batch_size);
+    return {ParseModule(text, "seed MLP"), "seed MLP 784-128-128-10", TextHash(text)};
+  }
+  std::string text = ReadFile(options.model);
+  Model model{ParseModule(text, options.model), options.model, TextHash(text)};
+  if (IsTrainerModule(model.module) && (options.loss_given || options.optimizer_given)) {
+    Throw(ErrorCode::kInvalidArgument, options.model,
+          " is a trainer module: its loss and optimizer are compiled in, --loss and --optimizer cannot change them "
+          "(give the backbone module instead)");
+  }
+  return model;
+}
+
+LrSchedule ScheduleFor(const TrainOptions& options, int64_t steps_per_epoch) {
+  LrSchedule schedule = ParseLrSchedule(options.schedule);
+  if (schedule.kind == LrSchedule::Kind::kStep && schedule.step_size == 0) schedule.step_size = steps_per_epoch;
+  if (schedule.kind == LrSchedule::Kind::kCosine && schedule.total_steps == 0) {
+    schedule.total_steps = steps_per_epoch * options.epochs;
+  }
+  schedule.Validate();
+  return schedule;
+}
+
+RunSettings SettingsOf(const TrainOptions& options, const Model& model, const LrSchedule& schedule) {
+  return {{"model (FNV-1a of its text)", model.hash},
+          {"--loss", options.loss},
+          {"--reduction", options.reduction},
+          {"--optimizer", options.optimizer},
+          {"optimizer options", options.OptimizerOptions()},
+          {"--schedule", schedule.ToString()},
+          {"--batch-size", std::to_string(options.batch_size)},
+          {"--seed", std::to_string(options.seed)}};
+}
+
+std::string Percent(double fraction) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f%%", 100.0 * fraction);
+  return text;
+}
+
+void WriteReports(const TrainOptions& options, const TrainingHistory& history, const std::string& title) {
+  if (!options.metrics.empty()) WriteMetricsFile(options.metrics, history.epochs);
+  if (!options.plot.empty()) WritePlotFile(options.plot, history, title);
+}
+
+}  // namespace
+
+void RunTraining(const TrainOptions& options) {
+  // Before anything starts the thread pool or loads a plugin (plugins read the pool's size).
+  if (options.threads > 0) ::setenv("RXT_NUM_THREADS", std::to_string(options.threads).c_str(), 1);
+  LoadPlugins(options);
+  std::string backend = ChooseBackend(options);
+
+  std::string data_dir = options.data.empty() ? kFashionMnistDir : options.data;
+  FashionMnist data = LoadFashionMnist(data_dir);
+  int64_t steps_per_epoch = data.train.count / options.batch_size;
+  if (steps_per_epoch == 0) {
+    Throw(ErrorCode::kInvalidArgument, "--batch-size ", options.batch_size, " is larger than the training set (",
+          data.train.count, " images)");
+  }
+  Model model = LoadModel(options);
+  LrSchedule schedule = ScheduleFor(options, steps_per_epoch);
+
+  auto build_start = Clock::now();
+  BuildOptions build{.backend = backend, .opt_level = 2, .libraries = ChooseAvailableLibraries(backend)};
+  TrainerProgram program =
+      IsTrainerModule(model.module)
+          ? BuildTrainerProgram(model.module, build)
+          : BuildTrainerProgram(model.module,
+                                {.loss = {options.loss, options.LossOptions()},
+                                 .optimizer = {options.optimizer, options.OptimizerOptions()}},
+                                build);
+  DataLayout layout = MatchModelToData(program, options.batch_size);
+  auto provider = std::make_shared<PluginKernelProvider>(PluginKernelProvider::Find(backend));
+  Trainer trainer(std::move(program), provider);
+  double build_seconds = SecondsSince(build_start);
+
+  std::string title = StrCat(model.description, ", ", options.optimizer, " lr ", options.lr, ", batch ",
+                             options.batch_size, ", ", options.loss, " (", options.reduction, ")");
+  std::cout << "rxt train: " << model.description << " | " << options.loss << " (" << options.reduction << ") | "
+            << options.optimizer << " " << options.OptimizerOptions() << " | schedule " << schedule.ToString()
+            << " | batch " << options.batch_size << " | " << options.epochs << " epochs | seed " << options.seed
+            << "\n";
+  std::cout << "data: Fashion-MNIST, " << data.train.count << " training / " << data.test.count << " test images ("
+            << data_dir << ")\n";
+  std::string libraries;
+  for (const std::string& l : build.libraries) libraries += (libraries.empty() ? "" : ", ") + l;
+  char built[64];
+  std::snprintf(built, sizeof built, "%.1f", build_seconds);
+  std::cout << "backend: " << backend << (libraries.empty() ? "" : " with " + libraries) << ", "
+            << ThreadPool::DefaultNumThreads() << " thread" << (ThreadPool::DefaultNumThreads() == 1 ? "" : "s")
+            << "; compiled in " << built << " s\n"
+            << std::flush;
+
+  RunSettings settings = SettingsOf(options, model, schedule);
+  TrainingHistory history;
+  int first_epoch = 1;
+  if (options.resume) {
+    auto newest = NewestCheckpoint(options.checkpoint_dir);
+    if (!newest) {
+      Throw(ErrorCode::kNotFound, "--resume: no checkpoint (epoch-N.safetensors) in '", options.checkpoint_dir, "'");
+    }
+    ResumePoint point = ReadCheckpointMetadata(trainer.LoadCheckpoint(newest->second), newest->second);
+    CheckSameSettings(point.settings, settings, newest->second);
+    history = point.history;
+    first_epoch = point.epoch + 1;
+    std::cout << "resumed from " << newest->second << " (epoch " << point.epoch << ", step " << trainer.step()
+              << ")\n";
+  } else {
+    trainer.InitXavierUniform(options.seed);
+  }
+  if (schedule.kind != LrSchedule::Kind::kConstant || schedule.warmup_steps > 0) {
+    trainer.SetSchedule(schedule, options.lr);
+  }
+  if (!options.checkpoint_dir.empty()) std::filesystem::create_directories(options.checkpoint_dir);
+
+  ProgressBar progress(stderr, IsTerminal(stderr));
+  int64_t window = std::max<int64_t>(1, steps_per_epoch / 50);
+  std::vector<int64_t> order(data.train.count);
+  for (int epoch = first_epoch; epoch <= options.epochs; ++epoch) {
+    auto start = Clock::now();
+    std::iota(order.begin(), order.end(), 0);
+    Random rng = Random::Stream(options.seed, static_cast<uint64_t>(epoch));
+    Shuffle(order, rng);
+    progress.Start(epoch, options.epochs, steps_per_epoch);
+    double sum = 0, window_sum = 0;
+    for (int64_t step = 0; step < steps_per_epoch; ++step) {
+      std::span<const int64_t> samples(order.data() + step * options.batch_size, options.batch_size);
+      double loss = trainer
+                        .Update({InputBatch(layout, data.train, samples)}, {TargetBatch(layout, data.train, samples)})
+                        .GetAsDouble(0);
+      sum += loss;
+      window_sum += loss;
+      if ((step + 1) % window == 0) {
+        history.curve.push_back({epoch - 1 + static_cast<double>(step + 1) / steps_per_epoch,
+                                 window_sum / static_cast<double>(window)});
+        window_sum = 0;
+      }
+      progress.Update(step + 1, sum / static_cast<double>(step + 1));
+    }
+    double seconds = SecondsSince(start);
+    progress.Finish();
+
+    EpochMetrics metrics{epoch, sum / static_cast<double>(steps_per_epoch), TestAccuracy(trainer, layout, data.test),
+                         seconds, static_cast<double>(steps_per_epoch) / seconds};
+    history.epochs.push_back(metrics);
+    char line[256];
+    std::snprintf(line, sizeof line, "epoch %d/%d: loss %.4f, test accuracy %s, %.2f s (%.1f steps/s)%s\n", epoch,
+                  options.epochs, metrics.loss, Percent(metrics.test_accuracy).c_str(), seconds,
+                  metrics.steps_per_second, std::isfinite(metrics.loss) ? "" : " (the loss diverged)");
+    std::cout << line << std::flush;
+    if (!options.checkpoint_dir.empty()) {
+      trainer.SaveCheckpoint(CheckpointPath(options.checkpoint_dir, epoch),
+                             CheckpointMetadata(epoch, settings, history));
+    }
+    WriteReports(options, history, title);
+  }
+  if (first_epoch > options.epochs) {
+    std::cout << "nothing to train: the checkpoint has " << first_epoch - 1 << " epochs (--epochs " << options.epochs
+              << ")\n";
+    WriteReports(options, history, title);
+  }
+  if (!history.epochs.empty()) {
+    std::cout << "final test accuracy " << Percent(history.epochs.back().test_accuracy) << " after "
+              << history.epochs.back().epoch << " epochs\n";
+  }
+}
+
+}  // namespace rxt::cli

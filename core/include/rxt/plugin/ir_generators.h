@@ -1,0 +1,77 @@
+// Calling plugins' IR generators (gradient rules, losses, optimizers: rxt/ir_builder.h) from
+// C++: each call gets an IRBuilderHost over a BlockBuilder, and errors come back as rxt::Error
+// naming the item and its plugin:
+//
+//   gradient rule 'matmul' (plugin grad_std): matmul: operands must not be scalar; ...
+//
+// The Call* functions emit into a builder positioned by the caller; the Build* functions make
+// whole functions (a loss function, an optimizer's update function).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rxt/ir/builder.h"
+#include "rxt/plugin/ir_builder_host.h"
+#include "rxt/plugin/plugin_host.h"
+
+namespace rxt {
+
+/// "gradient rule 'matmul' (plugin grad_std)", "loss 'mse' (plugin loss_std)".
+std::string DescribeItem(const PluginItem& item);
+
+/// Calls the gradient rule |rule| (a kGradient item) for the binding `output = call`, where
+/// |output_grad| is the output's adjoint (a tuple expression for an op with a tuple result);
+/// what the rule builds goes into |builder|'s current block. Returns one adjoint per argument
+/// of the call (see rxt_ir_api_t.num_args), null where none flows; each has the struct info of
+/// its argument (checked). Throws kFailedPrecondition for a rule without a typed callback (a
+/// plugin of ABI version 1), kInvalidArgument for a rule that fails or returns a misfit.
+std::vector<Expr> CallGradientRule(const PluginItem& rule, BlockBuilder& builder, const Expr& call,
+                                   const Expr& output, const Expr& output_grad,
+                                   IRBuilderHost::Options options = {});
+
+/// What a loss builds: the target parameters it declared and the loss value.
+struct GeneratedLoss {
+  std::vector<Var> targets;
+  Expr loss;
+};
+
+/// Calls the loss |loss| (a kLoss item) with |options| (attribute syntax) on |prediction|;
+/// what it builds goes into |builder|'s current block.
+GeneratedLoss CallLoss(const PluginItem& loss, BlockBuilder& builder, const std::string& options,
+                       const Expr& prediction);
+
+/// What an optimizer builds: the updated parameters and the state it declared (each state's
+/// var is a free variable the caller binds to the state's current value).
+struct GeneratedUpdate {
+  std::vector<Expr> new_params;
+  std::vector<IRBuilderHost::State> states;
+};
+
+/// Calls the optimizer |optimizer| (a kOptimizer item) with |options| on |params| and their
+/// gradients |grads|; what it builds goes into |builder|'s current block.
+GeneratedUpdate CallOptimizer(const PluginItem& optimizer, BlockBuilder& builder, const std::string& options,
+                              const std::vector<Expr>& params, const std::vector<Expr>& grads);
+
+/// The loss function `(predictions, <targets>...) -> loss`, one dataflow block.
+Function BuildLossFunction(const PluginItem& loss, const std::string& options, const StructInfo& prediction);
+
+/// One tensor of optimizer state: its name, struct info and initial value (every element).
+struct OptimizerStateSpec {
+  std::string name;
+  StructInfo sinfo;
+  double init = 0;
+};
+
+/// The optimizer's update function, as in the seed:
+///   (params: Tuple(P...), gradients: Tuple(P...), optim_states: Tuple(S...))
+///       -> Tuple(Tuple(P...), Tuple(S...))
+/// with the states in declaration order.
+struct OptimizerFunction {
+  Function function;
+  std::vector<OptimizerStateSpec> states;
+};
+OptimizerFunction BuildOptimizerFunction(const PluginItem& optimizer, const std::string& options,
+                                         const std::vector<StructInfo>& params);
+
+}  // namespace rxt

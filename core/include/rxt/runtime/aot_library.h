@@ -1,0 +1,44 @@
+// Kernels compiled ahead of time into a shared library (`rxt build --emit-library`, the CPU
+// backend's emit_library): a KernelProvider of the runtime library that needs no compiler, no
+// plugin and no LLVM. It opens the library, checks what it says about itself
+// (rxt_aot_library_info_t in rxt/compiled_kernel.h), finds each kernel's symbol and calls it
+// with arguments bound by rxt/kernel_binding.h, on the process's thread pool.
+//
+//   Executable exec = Executable::Load("mlp.rxtx");       // names mlp.so
+//   AotKernelProvider kernels = AotKernelProvider::ForExecutable(exec);
+//   VirtualMachine vm(std::move(exec), kernels);
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "rxt/runtime/executable.h"
+#include "rxt/runtime/kernel.h"
+
+namespace rxt {
+
+class AotKernelProvider : public KernelProvider {
+ public:
+  /// Opens the library at |path| for the backend |backend| (the name executables record).
+  /// Throws kNotFound if it cannot be opened, kDataLoss if it is not an rxt kernel library,
+  /// kFailedPrecondition if it was built for another library or kernel format version or for
+  /// CPU instructions this machine lacks.
+  explicit AotKernelProvider(const std::string& path, std::string backend = "cpu");
+  /// The library |exec| names (kFailedPrecondition if it names none), for its backend.
+  static AotKernelProvider ForExecutable(const Executable& exec);
+
+  std::string name() const override { return backend_; }
+  /// Throws kFailedPrecondition if the record has no symbol, kNotFound if the library lacks
+  /// it, kDataLoss if its portable code does not decode. The kernel keeps the library open.
+  std::unique_ptr<Kernel> Load(const KernelRecord& record) override;
+
+  const std::string& path() const;
+
+  struct Library;  // the open library (aot_library.cc), shared with its kernels
+
+ private:
+  std::shared_ptr<Library> library_;
+  std::string backend_;
+};
+
+}  // namespace rxt

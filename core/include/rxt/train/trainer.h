@@ -1,0 +1,141 @@
+// The Trainer (the seed's relax.training.Trainer): runs a compiled trainer module and keeps
+// its parameters, model states and optimizer state resident between steps. An update is one
+// VM call of @train_step (forward, loss, gradients and the optimizer's update); its results
+// are the next step's arguments, with no copy in or out.
+//
+//   Trainer trainer(BuildTrainerProgram(backbone, setup, {.backend = "cpu"}), provider);
+//   trainer.InitXavierUniform(/*seed=*/0);
+//   Tensor loss = trainer.Update({x}, {labels});
+//   Tensor logits = trainer.Predict({x})[0];
+//   trainer.SaveCheckpoint("run/epoch-1.safetensors");
+//
+// Errors are rxt::Error: kInvalidArgument for a wrong count, name, dtype or shape (the VM's
+// checks name the function and the argument: "train_step: argument 0 (%x): expected
+// Tensor((64, 784), float32), got float64 (64, 784)"), kNotFound for an unknown name,
+// kFailedPrecondition for a parameter without a value, kDataLoss for a bad checkpoint.
+// Not thread-safe: one call at a time.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rxt/runtime/extern.h"
+#include "rxt/runtime/kernel.h"
+#include "rxt/runtime/profile.h"
+#include "rxt/runtime/safetensors.h"
+#include "rxt/runtime/vm.h"
+#include "rxt/train/lr_schedule.h"
+#include "rxt/train/trainer_program.h"
+
+namespace rxt {
+
+class Trainer {
+ public:
+  /// Loads the program's kernels with |provider| (kept alive by the trainer). Parameters and
+  /// states of static shape start at zero (the seed's zero_init_param_state), the optimizer
+  /// state at its initial value, the step count at 0.
+  Trainer(TrainerProgram program, std::shared_ptr<KernelProvider> provider,
+          const ExternRegistry& externs = ExternRegistry::Global());
+  ~Trainer();
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
+
+  // ---- Layout
+  const TrainerProgram& program() const { return program_; }
+  int param_num() const { return static_cast<int>(program_.params.size()); }
+  int state_num() const { return static_cast<int>(program_.states.size()); }
+  int input_num() const { return static_cast<int>(program_.inputs.size()); }
+  int target_num() const { return static_cast<int>(program_.targets.size()); }
+  int output_num() const { return program_.output_num; }
+  /// The index of the parameter (state) called |name|; kNotFound listing the names.
+  int ParamIndex(const std::string& name) const;
+  int StateIndex(const std::string& name) const;
+
+  // ---- Initialization
+  /// Xavier (Glorot) uniform: every weight gets U(-b, b) with b = sqrt(6 / (fan_in + fan_out))
+  /// (TrainerTensorSpec's fans); biases get zeros. A weight is a parameter the backbone uses
+  /// as a matmul or conv2d weight, or any with at least two dims above 1; a bias has at most
+  /// one ((n,), (1, n, 1, 1)). Same seed, same values on every machine.
+  void InitXavierUniform(uint64_t seed);
+  void ZeroInitParams();
+  void ZeroInitStates();
+  /// The optimizer state back to its initial value and the step count to 0.
+  void ResetOptimizer();
+
+  // ---- Parameters and states (by index or by the backbone's name). Values are copied in;
+  // the trainer's tensors are never written in place, so a tensor handed out stays as it is.
+  const Tensor& param(int index) const;
+  const Tensor& param(const std::string& name) const { return param(ParamIndex(name)); }
+  void SetParam(int index, const Tensor& value);
+  void SetParam(const std::string& name, const Tensor& value) { SetParam(ParamIndex(name), value); }
+  /// A list sets every parameter (its length must be param_num); a map sets those it names.
+  void LoadParams(const std::vector<Tensor>& values);
+  void LoadParams(const std::map<std::string, Tensor>& values);
+  /// (name, value) in parameter order.
+  std::vector<std::pair<std::string, Tensor>> ExportParams() const;
+
+  const Tensor& state(int index) const;
+  const Tensor& state(const std::string& name) const { return state(StateIndex(name)); }
+  void SetState(int index, const Tensor& value);
+  void SetState(const std::string& name, const Tensor& value) { SetState(StateIndex(name), value); }
+  void LoadStates(const std::vector<Tensor>& values);
+  void LoadStates(const std::map<std::string, Tensor>& values);
+  std::vector<std::pair<std::string, Tensor>> ExportStates() const;
+
+  /// The optimizer state, in program().optim_state_names order.
+  const std::vector<Tensor>& optimizer_state() const { return optim_state_; }
+
+  // ---- Running
+  /// @predict: the backbone's outputs (without updated states) for |inputs|.
+  std::vector<Tensor> Predict(const std::vector<Tensor>& inputs);
+  /// One training step (@train_step): updates parameters, states and optimizer state and
+  /// returns the loss (0-d) before the update.
+  Tensor Update(const std::vector<Tensor>& inputs, const std::vector<Tensor>& targets);
+  /// The loss (@backbone_loss) without changing anything.
+  Tensor Evaluate(const std::vector<Tensor>& inputs, const std::vector<Tensor>& targets);
+  /// The time per kernel of one training step, run with profiling on; changes nothing.
+  Profile ProfileStep(const std::vector<Tensor>& inputs, const std::vector<Tensor>& targets);
+  /// Updates done since initialization (or restored from a checkpoint).
+  int64_t step() const { return step_; }
+
+  // ---- Learning rate (the optimizer state "lr": changing it recompiles nothing)
+  /// kFailedPrecondition if the optimizer has no "lr" state.
+  double learning_rate() const;
+  /// Sets the rate of the next updates and removes any schedule.
+  void SetLearningRate(double lr);
+  /// From now on, update k (counting from 0 since initialization) runs with
+  /// schedule.LearningRate(base_lr, k). Validates the schedule.
+  void SetSchedule(const LrSchedule& schedule, double base_lr);
+  const std::optional<LrSchedule>& schedule() const { return schedule_; }
+
+  // ---- Checkpoints: one safetensors file with every parameter ("param/<name>"), state
+  // ("state/<name>") and optimizer state ("optim/<name>"), and metadata: the step count and
+  // |metadata| (keys starting "rxt." are reserved). Written atomically: a temporary file,
+  // then renamed. Loading one and going on continues bit-identically.
+  TensorFile MakeCheckpoint(const std::map<std::string, std::string>& metadata = {}) const;
+  void SaveCheckpoint(const std::string& path, const std::map<std::string, std::string>& metadata = {}) const;
+  /// Checks that the file fits this trainer (every tensor present with its dtype and shape,
+  /// the same optimizer state names) before changing anything; returns the user metadata.
+  std::map<std::string, std::string> RestoreCheckpoint(const TensorFile& checkpoint, const std::string& source);
+  std::map<std::string, std::string> LoadCheckpoint(const std::string& path);
+
+ private:
+  std::vector<Value> Arguments(const std::string& function, const std::vector<Tensor>& inputs,
+                               const std::vector<Tensor>* targets) const;
+  void CheckReady(const std::string& function) const;
+  void ApplySchedule();
+  int LrIndex() const;
+
+  TrainerProgram program_;
+  std::shared_ptr<KernelProvider> provider_;
+  std::unique_ptr<VirtualMachine> vm_;
+  std::vector<Tensor> params_, states_, optim_state_;
+  int64_t step_ = 0;
+  std::optional<LrSchedule> schedule_;
+  double base_lr_ = 0;
+};
+
+}  // namespace rxt

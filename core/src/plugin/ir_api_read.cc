@@ -1,0 +1,217 @@
+// The reading half of rxt_ir_api_t: op calls (op, arguments, attributes) and struct info.
+// Reading never records an error: a handle that is not what the function reads gives the
+// documented "nothing" value (NULL, -1, 0, RXT_NOT_FOUND).
+#include "ir_api_internal.h"
+#include "rxt/ir/printer.h"
+#include "rxt/op/registry.h"
+
+namespace rxt::ir_api {
+namespace {
+
+/// The op call behind |handle|, or null.
+const CallNode* OpCall(IRBuilderHost& host, rxt_ir_expr_t handle) {
+  Expr e = host.Unwrap(handle);
+  const CallNode* call = e ? e->As<CallNode>() : nullptr;
+  return call != nullptr && AsOp(call->callee) != nullptr ? call : nullptr;
+}
+
+StructInfo SInfoOf(IRBuilderHost& host, rxt_ir_expr_t handle) {
+  Expr e = host.Unwrap(handle);
+  return e ? e->struct_info : nullptr;
+}
+
+const TensorSINode* TensorOf(IRBuilderHost& host, rxt_ir_expr_t handle) {
+  StructInfo s = SInfoOf(host, handle);
+  return s ? s->As<TensorSINode>() : nullptr;
+}
+
+/// The value of attribute |name| of an op call: RXT_OK with *out set, or RXT_NOT_FOUND (no
+/// such call or attribute, or an optional attribute left unset).
+rxt_code_t FindAttr(IRBuilderHost& host, rxt_ir_expr_t call_handle, const char* name, const AttrValue** out) {
+  const CallNode* call = OpCall(host, call_handle);
+  if (call == nullptr || name == nullptr) return RXT_NOT_FOUND;
+  const AttrValue* value = call->attrs.Find(name);
+  if (value == nullptr || value->is_none()) return RXT_NOT_FOUND;
+  if (value->is<DType>() && value->get<DType>() == DType::kUnknown) return RXT_NOT_FOUND;
+  *out = value;
+  return RXT_OK;
+}
+
+const char* OpName(rxt_ir_builder_t* b, rxt_ir_expr_t call) {
+  return Guard<const char*>(b, nullptr, [&](IRBuilderHost& host) -> const char* {
+    const CallNode* c = OpCall(host, call);
+    return c ? AsOp(c->callee)->name().c_str() : nullptr;
+  });
+}
+
+int NumArgs(rxt_ir_builder_t* b, rxt_ir_expr_t call) {
+  return Guard(b, -1, [&](IRBuilderHost& host) {
+    const CallNode* c = OpCall(host, call);
+    return c ? static_cast<int>(CallArgs(*c).size()) : -1;
+  });
+}
+
+rxt_ir_expr_t Arg(rxt_ir_builder_t* b, rxt_ir_expr_t call, int index) {
+  return Guard<rxt_ir_expr_t>(b, nullptr, [&](IRBuilderHost& host) -> rxt_ir_expr_t {
+    const CallNode* c = OpCall(host, call);
+    if (c == nullptr || index < 0 || index >= static_cast<int>(CallArgs(*c).size())) return nullptr;
+    return host.Wrap(CallArgs(*c)[index]);
+  });
+}
+
+rxt_code_t AttrInt(rxt_ir_builder_t* b, rxt_ir_expr_t call, const char* name, int64_t* out) {
+  return Guard(b, RXT_INTERNAL, [&](IRBuilderHost& host) {
+    const AttrValue* v = nullptr;
+    if (rxt_code_t code = FindAttr(host, call, name, &v); code != RXT_OK) return code;
+    if (!v->is<int64_t>() || out == nullptr) return RXT_INVALID_ARGUMENT;
+    *out = v->get<int64_t>();
+    return RXT_OK;
+  });
+}
+
+rxt_code_t AttrFloat(rxt_ir_builder_t* b, rxt_ir_expr_t call, const char* name, double* out) {
+  return Guard(b, RXT_INTERNAL, [&](IRBuilderHost& host) {
+    const AttrValue* v = nullptr;
+    if (rxt_code_t code = FindAttr(host, call, name, &v); code != RXT_OK) return code;
+    if (out == nullptr) return RXT_INVALID_ARGUMENT;
+    if (v->is<double>()) {
+      *out = v->get<double>();
+    } else if (v->is<int64_t>()) {
+      *out = static_cast<double>(v->get<int64_t>());
+    } else {
+      return RXT_INVALID_ARGUMENT;
+    }
+    return RXT_OK;
+  });
+}
+
+rxt_code_t AttrBool(rxt_ir_builder_t* b, rxt_ir_expr_t call, const char* name, int* out) {
+  return Guard(b, RXT_INTERNAL, [&](IRBuilderHost& host) {
+    const AttrValue* v = nullptr;
+    if (rxt_code_t code = FindAttr(host, call, name, &v); code != RXT_OK) return code;
+    if (!v->is<bool>() || out == nullptr) return RXT_INVALID_ARGUMENT;
+    *out = v->get<bool>() ? 1 : 0;
+    return RXT_OK;
+  });
+}
+
+rxt_code_t AttrString(rxt_ir_builder_t* b, rxt_ir_expr_t call, const char* name, const char** out) {
+  return Guard(b, RXT_INTERNAL, [&](IRBuilderHost& host) {
+    const AttrValue* v = nullptr;
+    if (rxt_code_t code = FindAttr(host, call, name, &v); code != RXT_OK) return code;
+    if (out == nullptr) return RXT_INVALID_ARGUMENT;
+    if (v->is<std::string>()) {
+      *out = v->get<std::string>().c_str();  // owned by the call, which the arena holds
+    } else if (v->is<DType>()) {
+      *out = DTypeName(v->get<DType>());
+    } else {
+      return RXT_INVALID_ARGUMENT;
+    }
+    return RXT_OK;
+  });
+}
+
+rxt_code_t AttrInts(rxt_ir_builder_t* b, rxt_ir_expr_t call, const char* name, const int64_t** values, int* count) {
+  return Guard(b, RXT_INTERNAL, [&](IRBuilderHost& host) {
+    const AttrValue* v = nullptr;
+    if (rxt_code_t code = FindAttr(host, call, name, &v); code != RXT_OK) return code;
+    if (values == nullptr || count == nullptr) return RXT_INVALID_ARGUMENT;
+    std::optional<std::vector<int64_t>> list =
+        v->is<int64_t>() ? std::optional<std::vector<int64_t>>(std::vector<int64_t>{v->get<int64_t>()}) : v->AsIntList();
+    if (!list) return RXT_INVALID_ARGUMENT;
+    *count = static_cast<int>(list->size());
+    *values = host.Keep(std::move(*list));
+    return RXT_OK;
+  });
+}
+
+const char* AttrText(rxt_ir_builder_t* b, rxt_ir_expr_t call, const char* name) {
+  return Guard<const char*>(b, nullptr, [&](IRBuilderHost& host) -> const char* {
+    const CallNode* c = OpCall(host, call);
+    const AttrValue* v = c != nullptr && name != nullptr ? c->attrs.Find(name) : nullptr;
+    return v ? host.Keep(PrintAttrValue(*v)) : nullptr;
+  });
+}
+
+int IsTensor(rxt_ir_builder_t* b, rxt_ir_expr_t e) {
+  return Guard(b, 0, [&](IRBuilderHost& host) { return TensorOf(host, e) != nullptr ? 1 : 0; });
+}
+
+int NDim(rxt_ir_builder_t* b, rxt_ir_expr_t e) {
+  return Guard(b, -1, [&](IRBuilderHost& host) {
+    const TensorSINode* t = TensorOf(host, e);
+    return t ? t->ndim : -1;
+  });
+}
+
+const char* DTypeOf(rxt_ir_builder_t* b, rxt_ir_expr_t e) {
+  return Guard<const char*>(b, "", [&](IRBuilderHost& host) -> const char* {
+    StructInfo s = SInfoOf(host, e);
+    DType dtype = DType::kUnknown;
+    if (const auto* t = s ? s->As<TensorSINode>() : nullptr) dtype = t->dtype;
+    if (const auto* p = s ? s->As<PrimSINode>() : nullptr) dtype = p->dtype;
+    return dtype == DType::kUnknown ? "" : DTypeName(dtype);
+  });
+}
+
+/// Dim |axis| of a tensor's shape, or null.
+PrimExpr DimOf(IRBuilderHost& host, rxt_ir_expr_t e, int axis) {
+  const TensorSINode* t = TensorOf(host, e);
+  if (t == nullptr || !t->shape || axis < 0 || axis >= static_cast<int>(t->shape->size())) return nullptr;
+  return (*t->shape)[axis];
+}
+
+int Dim(rxt_ir_builder_t* b, rxt_ir_expr_t e, int axis, int64_t* value) {
+  return Guard(b, 0, [&](IRBuilderHost& host) {
+    PrimExpr d = DimOf(host, e, axis);
+    const auto* imm = d ? d->As<IntImmNode>() : nullptr;
+    if (imm == nullptr) return 0;
+    if (value != nullptr) *value = imm->value;
+    return 1;
+  });
+}
+
+const char* DimText(rxt_ir_builder_t* b, rxt_ir_expr_t e, int axis) {
+  return Guard<const char*>(b, nullptr, [&](IRBuilderHost& host) -> const char* {
+    PrimExpr d = DimOf(host, e, axis);
+    return d ? host.Keep(ToString(d)) : nullptr;
+  });
+}
+
+int TupleSize(rxt_ir_builder_t* b, rxt_ir_expr_t e) {
+  return Guard(b, -1, [&](IRBuilderHost& host) {
+    StructInfo s = SInfoOf(host, e);
+    const auto* tuple = s ? s->As<TupleSINode>() : nullptr;
+    return tuple ? static_cast<int>(tuple->fields.size()) : -1;
+  });
+}
+
+const char* StructInfoText(rxt_ir_builder_t* b, rxt_ir_expr_t e) {
+  return Guard<const char*>(b, nullptr, [&](IRBuilderHost& host) -> const char* {
+    StructInfo s = SInfoOf(host, e);
+    return s ? host.Keep(ToString(s)) : nullptr;
+  });
+}
+
+}  // namespace
+
+void FillReadFunctions(rxt_ir_api_t& api) {
+  api.op_name = &OpName;
+  api.num_args = &NumArgs;
+  api.arg = &Arg;
+  api.attr_int = &AttrInt;
+  api.attr_float = &AttrFloat;
+  api.attr_bool = &AttrBool;
+  api.attr_string = &AttrString;
+  api.attr_ints = &AttrInts;
+  api.attr_text = &AttrText;
+  api.is_tensor = &IsTensor;
+  api.ndim = &NDim;
+  api.dtype = &DTypeOf;
+  api.dim = &Dim;
+  api.tuple_size = &TupleSize;
+  api.struct_info_text = &StructInfoText;
+  api.dim_text = &DimText;
+}
+
+}  // namespace rxt::ir_api

@@ -1,0 +1,132 @@
+// IRBuilderHost: the handle arena, error recording and function building behind
+// rxt_ir_api_t. The C functions of the table live in ir_api_read.cc and ir_api_build.cc.
+#include "rxt/plugin/ir_builder_host.h"
+
+#include <cstdint>
+
+#include "rxt/ir/parser.h"
+#include "rxt/op/registry.h"
+
+namespace rxt {
+namespace {
+
+/// Names of parameters and states: identifiers the text format can print.
+bool IsGoodName(const std::string& name) {
+  if (name.empty()) return false;
+  for (char c : name) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+const std::vector<Expr>& IRCallArgs(const CallNode& call) {
+  const OpDef* op = AsOp(call.callee);
+  if (op != nullptr && (op->name() == "call_kernel" || op->name() == "call_extern") && call.args.size() == 2) {
+    if (const auto* tuple = call.args[1]->As<TupleNode>()) return tuple->fields;
+  }
+  return call.args;
+}
+
+IRBuilderHost::IRBuilderHost(BlockBuilder& builder, Options options) : builder_(builder), options_(options) {}
+
+rxt_ir_expr_t IRBuilderHost::Wrap(const Expr& e) {
+  if (e == nullptr) return nullptr;
+  auto [it, inserted] = handles_.emplace(e.get(), arena_.size() + 1);
+  if (inserted) arena_.push_back(e);
+  return reinterpret_cast<rxt_ir_expr_t>(static_cast<uintptr_t>(it->second));
+}
+
+Expr IRBuilderHost::Unwrap(rxt_ir_expr_t handle) const {
+  auto index = reinterpret_cast<uintptr_t>(handle);
+  if (index == 0 || index > arena_.size()) return nullptr;
+  return arena_[index - 1];
+}
+
+void IRBuilderHost::Fail(const std::string& message) {
+  if (error_.empty()) error_ = message.empty() ? "failed (no message)" : message;
+}
+
+Var IRBuilderHost::Bind(const Expr& value, const std::string& name_hint) {
+  return options_.bind_outputs ? builder_.EmitOutput(value, name_hint) : builder_.Emit(value, name_hint);
+}
+
+const char* IRBuilderHost::Keep(std::string text) { return strings_.emplace_back(std::move(text)).c_str(); }
+const int64_t* IRBuilderHost::Keep(std::vector<int64_t> values) {
+  return int_lists_.emplace_back(std::move(values)).data();
+}
+const double* IRBuilderHost::Keep(std::vector<double> values) {
+  return float_lists_.emplace_back(std::move(values)).data();
+}
+
+void IRBuilderHost::AddSymbols(const StructInfo& sinfo) {
+  if (sinfo == nullptr) return;
+  auto add_dims = [&](const std::optional<std::vector<PrimExpr>>& dims) {
+    if (!dims) return;
+    for (const PrimExpr& d : *dims) {
+      if (const auto* v = d->As<PrimVarNode>()) symbols_.emplace(v->name, std::static_pointer_cast<const PrimVarNode>(d));
+    }
+  };
+  if (const auto* t = sinfo->As<TensorSINode>()) add_dims(t->shape);
+  if (const auto* s = sinfo->As<ShapeSINode>()) add_dims(s->values);
+  if (const auto* tuple = sinfo->As<TupleSINode>()) {
+    for (const StructInfo& f : tuple->fields) AddSymbols(f);
+  }
+}
+
+StructInfo IRBuilderHost::ParseDeclared(const char* what, const std::string& name, const std::string& sinfo_text) {
+  if (!IsGoodName(name)) {
+    Throw(ErrorCode::kInvalidArgument, what, ": '", name, "' is not a valid name (letters, digits, '_' and '.')");
+  }
+  return ParseStructInfo(sinfo_text, &symbols_, StrCat("struct info of ", what, " '", name, "'"));
+}
+
+Var IRBuilderHost::AddParam(const std::string& name, const std::string& sinfo_text) {
+  if (!options_.allow_params) {
+    Throw(ErrorCode::kFailedPrecondition, "param: this callback may not declare parameters");
+  }
+  for (const Var& p : params_) {
+    if (p->name == name) Throw(ErrorCode::kInvalidArgument, "param: '", name, "' is declared twice");
+  }
+  Var var = MakeVar(name, ParseDeclared("param", name, sinfo_text));
+  params_.push_back(var);
+  return var;
+}
+
+Var IRBuilderHost::AddState(const std::string& name, const std::string& sinfo_text, double init) {
+  if (!options_.allow_states) {
+    Throw(ErrorCode::kFailedPrecondition, "state: only optimizers declare state");
+  }
+  for (const State& s : states_) {
+    if (s.name == name) Throw(ErrorCode::kInvalidArgument, "state: '", name, "' is declared twice");
+  }
+  StructInfo sinfo = ParseDeclared("state", name, sinfo_text);
+  if (sinfo->As<TensorSINode>() == nullptr) {
+    Throw(ErrorCode::kInvalidArgument, "state '", name, "' must be a tensor, got ", ToString(sinfo));
+  }
+  // Its value comes from the state tuple, bound when the function is assembled (in the block
+  // being built, so a dataflow variable where the other values are).
+  bool dataflow = builder_.InDataflowBlock() && !options_.bind_outputs;
+  Var var = dataflow ? MakeDataflowVar(name, std::move(sinfo)) : MakeVar(name, std::move(sinfo));
+  states_.push_back(State{name, var, init, nullptr});
+  return var;
+}
+
+void IRBuilderHost::SetState(const Expr& state, const Expr& next) {
+  if (!options_.allow_states) Throw(ErrorCode::kFailedPrecondition, "set_state: only optimizers have state");
+  for (State& s : states_) {
+    if (s.var != state) continue;
+    const StructInfo& value = GetStructInfo(next);
+    if (!IsBaseOf(s.var->struct_info, value, /*assume_unknown_equal=*/true)) {
+      Throw(ErrorCode::kInvalidArgument, "set_state: state '", s.name, "' is ", ToString(s.var->struct_info),
+            " but its next value is ", ToString(value));
+    }
+    s.next = next;
+    return;
+  }
+  Throw(ErrorCode::kInvalidArgument, "set_state: the first argument is not a state declared with state()");
+}
+
+}  // namespace rxt

@@ -1,0 +1,184 @@
+// Calling plugins' IR generators from C++ (rxt/plugin/ir_generators.h): one IRBuilderHost per
+// call, the callback's result checked, every failure an rxt::Error naming item and plugin.
+#include "rxt/plugin/ir_generators.h"
+
+#include "ir_api_internal.h"
+#include "rxt/ir/printer.h"
+
+namespace rxt {
+namespace {
+
+/// The item's callback as |Fn|; throws if the plugin cannot provide a typed one.
+template <typename Fn>
+Fn TypedCallback(const PluginItem& item) {
+  if (item.abi_version < 2) {
+    Throw(ErrorCode::kFailedPrecondition, DescribeItem(item), " comes from a plugin of ABI version ",
+          item.abi_version, ", whose callbacks are not typed IR generators (they are from version 2): rebuild the "
+          "plugin against rxt/plugin.h");
+  }
+  if (item.callback == nullptr) Throw(ErrorCode::kFailedPrecondition, DescribeItem(item), " has no callback");
+  return reinterpret_cast<Fn>(item.callback);
+}
+
+/// Throws the builder's error (or a generic one for a failing code) prefixed by the item.
+void CheckOutcome(const PluginItem& item, const IRBuilderHost& host, rxt_code_t code) {
+  if (host.failed()) Throw(ErrorCode::kInvalidArgument, DescribeItem(item), ": ", host.error());
+  if (code != RXT_OK) {
+    Throw(ErrorCode::kInvalidArgument, DescribeItem(item), ": failed with ",
+          ErrorCodeName(static_cast<ErrorCode>(code)), " without a message");
+  }
+}
+
+/// Whether an adjoint of struct info |grad| can stand for a value of struct info |value|: same
+/// kind and dtype, shapes that may be equal.
+bool Fits(const StructInfo& value, const StructInfo& grad) {
+  return IsBaseOf(value, grad, /*assume_unknown_equal=*/true) || IsBaseOf(grad, value, /*assume_unknown_equal=*/true);
+}
+
+}  // namespace
+
+std::string DescribeItem(const PluginItem& item) {
+  const char* kind = item.kind == PluginItemKind::kGradient ? "gradient rule" : PluginItemKindName(item.kind);
+  return StrCat(kind, " '", item.name, "' (plugin ", item.plugin.empty() ? "?" : item.plugin, ")");
+}
+
+std::vector<Expr> CallGradientRule(const PluginItem& rule, BlockBuilder& builder, const Expr& call,
+                                   const Expr& output, const Expr& output_grad, IRBuilderHost::Options options) {
+  auto fn = TypedCallback<rxt_gradient_rule_fn>(rule);
+  const auto* call_node = call->As<CallNode>();
+  RXT_CHECK(call_node != nullptr, "a gradient rule is called for a call");
+  const std::vector<Expr>& args = ir_api::CallArgs(*call_node);
+  IRBuilderHost host(builder, options);
+  std::vector<rxt_ir_expr_t> grads(args.size(), nullptr);
+  rxt_code_t code = fn(IRBuilderHost::Api(), host.handle(), host.Wrap(call), host.Wrap(output), host.Wrap(output_grad),
+                       grads.data());
+  CheckOutcome(rule, host, code);
+  std::vector<Expr> result;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (grads[i] == nullptr) {
+      result.push_back(nullptr);
+      continue;
+    }
+    Expr grad = host.Unwrap(grads[i]);
+    if (grad == nullptr) {
+      Throw(ErrorCode::kInvalidArgument, DescribeItem(rule), ": the adjoint of argument ", i,
+            " is not a handle of the builder");
+    }
+    if (!Fits(GetStructInfo(args[i]), GetStructInfo(grad))) {
+      Throw(ErrorCode::kInvalidArgument, DescribeItem(rule), ": the adjoint of argument ", i, " (",
+            PrintExpr(args[i]), ": ", ToString(GetStructInfo(args[i])), ") is ", ToString(GetStructInfo(grad)));
+    }
+    result.push_back(std::move(grad));
+  }
+  return result;
+}
+
+GeneratedLoss CallLoss(const PluginItem& loss, BlockBuilder& builder, const std::string& options,
+                       const Expr& prediction) {
+  auto fn = TypedCallback<rxt_loss_fn>(loss);
+  IRBuilderHost host(builder, {.allow_params = true});
+  host.AddSymbols(GetStructInfo(prediction));
+  rxt_ir_expr_t result = nullptr;
+  rxt_code_t code = fn(IRBuilderHost::Api(), host.handle(), options.c_str(), host.Wrap(prediction), &result);
+  CheckOutcome(loss, host, code);
+  Expr value = host.Unwrap(result);
+  if (value == nullptr) Throw(ErrorCode::kInvalidArgument, DescribeItem(loss), ": returned no loss");
+  const auto* tensor = GetStructInfo(value)->As<TensorSINode>();
+  if (tensor == nullptr || !IsFloat(tensor->dtype)) {
+    Throw(ErrorCode::kInvalidArgument, DescribeItem(loss), ": the loss must be a float tensor, got ",
+          ToString(GetStructInfo(value)));
+  }
+  return GeneratedLoss{host.params(), value};
+}
+
+GeneratedUpdate CallOptimizer(const PluginItem& optimizer, BlockBuilder& builder, const std::string& options,
+                              const std::vector<Expr>& params, const std::vector<Expr>& grads) {
+  auto fn = TypedCallback<rxt_optimizer_fn>(optimizer);
+  RXT_CHECK(params.size() == grads.size(), "one gradient per parameter");
+  IRBuilderHost host(builder, {.allow_states = true});
+  std::vector<rxt_ir_expr_t> param_handles, grad_handles;
+  for (size_t i = 0; i < params.size(); ++i) {
+    host.AddSymbols(GetStructInfo(params[i]));
+    param_handles.push_back(host.Wrap(params[i]));
+    grad_handles.push_back(host.Wrap(grads[i]));
+  }
+  std::vector<rxt_ir_expr_t> updated(params.size(), nullptr);
+  rxt_code_t code = fn(IRBuilderHost::Api(), host.handle(), options.c_str(), param_handles.data(), grad_handles.data(),
+                       static_cast<int>(params.size()), updated.data());
+  CheckOutcome(optimizer, host, code);
+  GeneratedUpdate update;
+  for (size_t i = 0; i < params.size(); ++i) {
+    Expr value = host.Unwrap(updated[i]);
+    if (value == nullptr) {
+      Throw(ErrorCode::kInvalidArgument, DescribeItem(optimizer), ": gave no updated value for parameter ", i);
+    }
+    if (!IsBaseOf(GetStructInfo(params[i]), GetStructInfo(value), /*assume_unknown_equal=*/true)) {
+      Throw(ErrorCode::kInvalidArgument, DescribeItem(optimizer), ": parameter ", i, " is ",
+            ToString(GetStructInfo(params[i])), " but its updated value is ", ToString(GetStructInfo(value)));
+    }
+    update.new_params.push_back(std::move(value));
+  }
+  update.states = host.states();
+  return update;
+}
+
+Function BuildLossFunction(const PluginItem& loss, const std::string& options, const StructInfo& prediction) {
+  BlockBuilder builder;
+  Var predictions = MakeVar("predictions", prediction);
+  builder.BeginDataflowBlock();
+  GeneratedLoss generated = CallLoss(loss, builder, options, predictions);
+  BindingBlock block = builder.EndBlock();
+  // The function returns the loss: bound last, its binding becomes the block's output.
+  Var result;
+  if (!block.bindings.empty() && block.bindings.back().var == generated.loss && !block.bindings.back().is_match_cast()) {
+    result = MakeVar("loss", generated.loss->struct_info);
+    block.bindings.back().var = result;
+  } else {
+    result = MakeVar("loss", GetStructInfo(generated.loss));
+    block.bindings.push_back(Binding{result, generated.loss, nullptr});
+  }
+  std::vector<Var> params = {predictions};
+  params.insert(params.end(), generated.targets.begin(), generated.targets.end());
+  return MakeFunction(std::move(params), MakeSeqFromBlocks({std::move(block)}, result), GetStructInfo(result));
+}
+
+OptimizerFunction BuildOptimizerFunction(const PluginItem& optimizer, const std::string& options,
+                                         const std::vector<StructInfo>& params) {
+  BlockBuilder builder;
+  Var params_var = MakeVar("params", TupleSI(params));
+  Var grads_var = MakeVar("gradients", TupleSI(params));
+  builder.BeginDataflowBlock();
+  std::vector<Expr> param_values, grad_values;
+  for (size_t i = 0; i < params.size(); ++i) {
+    param_values.push_back(builder.Emit(MakeTupleGetItem(params_var, static_cast<int>(i)), "param"));
+    grad_values.push_back(builder.Emit(MakeTupleGetItem(grads_var, static_cast<int>(i)), "grad"));
+  }
+  GeneratedUpdate update = CallOptimizer(optimizer, builder, options, param_values, grad_values);
+
+  OptimizerFunction out;
+  std::vector<StructInfo> state_sinfos;
+  std::vector<Expr> next_states;
+  for (const IRBuilderHost::State& s : update.states) {
+    out.states.push_back({s.name, s.var->struct_info, s.init});
+    state_sinfos.push_back(s.var->struct_info);
+    next_states.push_back(s.next ? s.next : Expr(s.var));
+  }
+  Var result = builder.EmitOutput(MakeTuple({MakeTuple(update.new_params), MakeTuple(next_states)}), "result");
+  BindingBlock built = builder.EndBlock();
+
+  // The states' current values come from the state tuple: bind them before everything else.
+  Var states_var = MakeVar("optim_states", TupleSI(state_sinfos));
+  BindingBlock block;
+  block.is_dataflow = true;
+  for (size_t i = 0; i < update.states.size(); ++i) {
+    Expr item = MakeTupleGetItem(states_var, static_cast<int>(i));
+    InferStructInfo(item, nullptr);
+    block.bindings.push_back(Binding{update.states[i].var, item, nullptr});
+  }
+  block.bindings.insert(block.bindings.end(), built.bindings.begin(), built.bindings.end());
+  out.function = MakeFunction({params_var, grads_var, states_var}, MakeSeqFromBlocks({std::move(block)}, result),
+                              GetStructInfo(result));
+  return out;
+}
+
+}  // namespace rxt

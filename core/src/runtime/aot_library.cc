@@ -1,0 +1,156 @@
+#include "rxt/runtime/aot_library.h"
+
+#include <dlfcn.h>
+
+#include <cstring>
+#include <sstream>
+
+#include "rxt/compiled_kernel.h"
+#include "rxt/kernel_binding.h"
+#include "rxt/runtime/thread_pool.h"
+#include "rxt/support/error.h"
+
+namespace rxt {
+
+struct AotKernelProvider::Library {
+  std::string path;
+  void* handle = nullptr;
+  ~Library() {
+    if (handle != nullptr) dlclose(handle);
+  }
+};
+
+namespace {
+
+// The CPU features __builtin_cpu_supports can ask about, by LLVM's names. A library compiled
+// with one of them ("+avx512f" in its target_features) cannot run where it is missing.
+struct CpuFeature {
+  const char* name;
+  bool present;
+};
+
+std::vector<CpuFeature> HostCpuFeatures() {
+  __builtin_cpu_init();
+  return {
+      {"sse4.1", __builtin_cpu_supports("sse4.1") != 0},   {"sse4.2", __builtin_cpu_supports("sse4.2") != 0},
+      {"popcnt", __builtin_cpu_supports("popcnt") != 0},   {"avx", __builtin_cpu_supports("avx") != 0},
+      {"avx2", __builtin_cpu_supports("avx2") != 0},       {"fma", __builtin_cpu_supports("fma") != 0},
+      {"bmi", __builtin_cpu_supports("bmi") != 0},         {"bmi2", __builtin_cpu_supports("bmi2") != 0},
+      {"avx512f", __builtin_cpu_supports("avx512f") != 0}, {"avx512bw", __builtin_cpu_supports("avx512bw") != 0},
+      {"avx512dq", __builtin_cpu_supports("avx512dq") != 0}, {"avx512vl", __builtin_cpu_supports("avx512vl") != 0},
+      {"avx512cd", __builtin_cpu_supports("avx512cd") != 0}, {"avx512vnni", __builtin_cpu_supports("avx512vnni") != 0},
+      {"avx512bf16", __builtin_cpu_supports("avx512bf16") != 0},
+      {"avx512fp16", __builtin_cpu_supports("avx512fp16") != 0},
+      {"avx512vbmi", __builtin_cpu_supports("avx512vbmi") != 0},
+      {"avx512vbmi2", __builtin_cpu_supports("avx512vbmi2") != 0},
+      {"avx512ifma", __builtin_cpu_supports("avx512ifma") != 0},
+      {"avx512bitalg", __builtin_cpu_supports("avx512bitalg") != 0},
+      {"avx512vpopcntdq", __builtin_cpu_supports("avx512vpopcntdq") != 0},
+      {"avxvnni", __builtin_cpu_supports("avxvnni") != 0},
+      {"amx-tile", __builtin_cpu_supports("amx-tile") != 0},
+      {"f16c", __builtin_cpu_supports("f16c") != 0},
+      {"movbe", __builtin_cpu_supports("movbe") != 0},
+      {"lzcnt", __builtin_cpu_supports("lzcnt") != 0},
+  };
+}
+
+// The features |features| ("+avx2,-avx512f,...") enables that this CPU lacks, comma-separated.
+std::string MissingCpuFeatures(const char* features) {
+  std::string missing;
+  if (features == nullptr) return missing;
+  std::stringstream list(features);
+  std::string item;
+  static const std::vector<CpuFeature> host = HostCpuFeatures();
+  while (std::getline(list, item, ',')) {
+    if (item.size() < 2 || item[0] != '+') continue;
+    for (const CpuFeature& f : host) {
+      if (item.compare(1, std::string::npos, f.name) == 0 && !f.present) missing += (missing.empty() ? "" : ", ") + item.substr(1);
+    }
+  }
+  return missing;
+}
+
+class AotKernel : public Kernel {
+ public:
+  AotKernel(std::shared_ptr<AotKernelProvider::Library> library, rxt_compiled_kernel_fn function,
+            kernel_binding::KernelBinder binder)
+      : library_(std::move(library)), function_(function), binder_(std::move(binder)), call_(binder_.NewCall()) {}
+
+  void Call(DLTensor* const* args, int num_args) override {
+    if (!binder_.Bind(args, num_args, call_, error_) || !binder_.CheckWrittenBuffersDistinct(call_, error_)) {
+      Throw(ErrorCode::kInvalidArgument, error_);
+    }
+    int32_t code =
+        function_(call_.buffers.data(), call_.int_vars.data(), call_.float_vars.data(), &ThreadPool::Global().runtime());
+    if (code != RXT_KERNEL_OK) {
+      Throw(code == RXT_KERNEL_DIVISION_BY_ZERO ? ErrorCode::kInvalidArgument : ErrorCode::kInternal,
+            rxt_kernel_code_message(code));
+    }
+  }
+
+ private:
+  std::shared_ptr<AotKernelProvider::Library> library_;  // keeps the code loaded
+  rxt_compiled_kernel_fn function_;
+  kernel_binding::KernelBinder binder_;
+  kernel_binding::BoundCall call_;  // one call at a time per kernel, as the VM calls them
+  std::string error_;
+};
+
+}  // namespace
+
+AotKernelProvider::AotKernelProvider(const std::string& path, std::string backend)
+    : library_(std::make_shared<Library>()), backend_(std::move(backend)) {
+  library_->path = path;
+  std::string where = StrCat("kernel library '", path, "'");
+  library_->handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (library_->handle == nullptr) {
+    const char* why = dlerror();
+    Throw(ErrorCode::kNotFound, where, ": cannot load it: ", why ? why : "unknown error");
+  }
+  const auto* info = static_cast<const rxt_aot_library_info_t*>(dlsym(library_->handle, RXT_AOT_LIBRARY_INFO_SYMBOL));
+  if (info == nullptr) {
+    Throw(ErrorCode::kDataLoss, where, " is not an rxt kernel library (it has no ", RXT_AOT_LIBRARY_INFO_SYMBOL, ")");
+  }
+  if (info->version != RXT_AOT_LIBRARY_VERSION) {
+    Throw(ErrorCode::kFailedPrecondition, where, " has library version ", info->version, " (this runtime reads ",
+          RXT_AOT_LIBRARY_VERSION, "): rebuild it");
+  }
+  if (info->kernel_format != kernel_format::kFormatVersion) {
+    Throw(ErrorCode::kFailedPrecondition, where, " was built from kernel format ", info->kernel_format,
+          " (this runtime reads ", kernel_format::kFormatVersion, "): rebuild it");
+  }
+  std::string missing = MissingCpuFeatures(info->target_features);
+  if (!missing.empty()) {
+    Throw(ErrorCode::kFailedPrecondition, where, " was compiled for ", info->target_cpu ? info->target_cpu : "a CPU",
+          " and needs ", missing, ", which this CPU lacks: rebuild it on this machine");
+  }
+}
+
+AotKernelProvider AotKernelProvider::ForExecutable(const Executable& exec) {
+  if (exec.aot_library.empty()) {
+    Throw(ErrorCode::kFailedPrecondition, "the executable names no kernel library (build it with --emit-library)");
+  }
+  return AotKernelProvider(exec.aot_library, exec.backend.empty() ? "cpu" : exec.backend);
+}
+
+const std::string& AotKernelProvider::path() const { return library_->path; }
+
+std::unique_ptr<Kernel> AotKernelProvider::Load(const KernelRecord& record) {
+  std::string where = StrCat("kernel '", record.name, "'");
+  if (record.aot_symbol.empty()) {
+    Throw(ErrorCode::kFailedPrecondition, where, " has no ahead-of-time symbol (the executable was built without ",
+          "--emit-library)");
+  }
+  void* symbol = dlsym(library_->handle, record.aot_symbol.c_str());
+  if (symbol == nullptr) {
+    Throw(ErrorCode::kNotFound, where, ": the symbol '", record.aot_symbol, "' is missing from '", library_->path,
+          "' (a library built for another executable?)");
+  }
+  kernel_format::DecodeResult decoded = kernel_format::DecodeKernel(record.portable.data(), record.portable.size());
+  if (!decoded.ok()) Throw(ErrorCode::kDataLoss, where, ": ", decoded.error);
+  kernel_binding::KernelBinder binder(std::move(decoded.kernel));
+  if (!binder.error().empty()) Throw(ErrorCode::kDataLoss, where, ": ", binder.error());
+  return std::make_unique<AotKernel>(library_, reinterpret_cast<rxt_compiled_kernel_fn>(symbol), std::move(binder));
+}
+
+}  // namespace rxt

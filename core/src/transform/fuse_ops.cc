@@ -1,0 +1,364 @@
+/// FuseOps: groups kernel calls that can become one kernel (TVM's FuseOps, on legalized IR).
+/// Inside each dataflow block, walking from the last binding back, a call_kernel starts a
+/// group and takes in the producers of its arguments whose result nothing else uses:
+///  - an elementwise, broadcast or injective group takes injective producers with one
+///    spatial stage (they will be inlined);
+///  - it also takes one out_ewise_fusable producer (matmul, convolution) as its anchor when
+///    the path from it to the group's result is elementwise work on its output (the GEMM
+///    epilogue: bias, activation);
+///  - a comm_reduce group takes injective producers (inlined into the reduction's loads);
+///  - out_ewise_fusable and opaque kernels take nothing.
+/// Each group of two or more calls moves into a new function of the module, marked
+/// `primitive = true` and named after its kernels (fused_matmul_add_relu), which the group's
+/// last binding now calls; structurally equal groups share one function. FuseKernels then
+/// merges each such function into one kernel. Kernels' kinds come from their op_pattern
+/// attribute (transform/op_pattern.h); calls outside dataflow blocks are left alone.
+#include <algorithm>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "fusion_rules.h"
+#include "rxt/ir/equality.h"
+#include "rxt/ir/mutator.h"
+#include "rxt/ir/visitor.h"
+#include "rxt/op/registry.h"
+#include "rxt/transform/op_pattern.h"
+#include "rxt/transform/passes.h"
+
+namespace rxt {
+namespace {
+
+class UseCounter : public ExprVisitor {
+ public:
+  void VisitVar(const Var& var) override { ++uses[var.get()]; }
+  std::unordered_map<const VarNode*, int> uses;
+};
+
+/// The symbolic variables of struct info, in order of first appearance.
+class SymbolCollector : public ExprVisitor {
+ public:
+  void VisitPrimExpr(const PrimExpr& e) override { prim_.VisitPrimExpr(e); }
+  std::vector<PrimVar> symbols;
+
+ private:
+  struct PrimVarCollector : PrimExprVisitor {
+    explicit PrimVarCollector(std::vector<PrimVar>* out) : out(out) {}
+    void VisitPrimVar(const PrimVar& var) override {
+      if (std::find(out->begin(), out->end(), var) == out->end()) out->push_back(var);
+    }
+    std::vector<PrimVar>* out;
+  };
+  PrimVarCollector prim_{&symbols};
+};
+
+bool IsKnownTensor(const StructInfo& sinfo) {
+  const auto* t = sinfo ? sinfo->As<TensorSINode>() : nullptr;
+  return t != nullptr && t->shape.has_value() && t->dtype != DType::kUnknown;
+}
+
+/// A call_kernel binding of a dataflow block, as the grouping sees it.
+struct KernelCall {
+  size_t binding = 0;
+  std::string kernel_name;
+  KernelFunction kernel;
+  OpPatternKind pattern = OpPatternKind::kOpaque;
+  std::vector<Expr> args;
+  StructInfo out_sinfo;
+};
+
+/// The call_kernel of |binding| if a group may contain it: one tensor output, arguments that
+/// are variables or constants of known tensor struct info, a kernel of buffers only.
+std::optional<KernelCall> ReadKernelCall(const Binding& binding, size_t index, const IRModule& module) {
+  if (binding.is_match_cast()) return std::nullopt;
+  const auto* call = binding.value->As<CallNode>();
+  const OpDef* op = call ? AsOp(call->callee) : nullptr;
+  if (op == nullptr || op->name() != "call_kernel" || call->args.size() != 2 || call->sinfo_args.size() != 1) {
+    return std::nullopt;
+  }
+  const auto* gv = call->args[0]->As<GlobalVarNode>();
+  const auto* tuple = call->args[1]->As<TupleNode>();
+  KernelFunction kernel = gv ? module.FindKernel(gv->name) : nullptr;
+  if (kernel == nullptr || tuple == nullptr || !IsKnownTensor(call->sinfo_args[0])) return std::nullopt;
+  if (!HasFusibleStructure(*kernel) || kernel->params.size() != tuple->fields.size() + 1) return std::nullopt;
+  for (const Expr& arg : tuple->fields) {
+    bool leaf = arg->kind == ExprKind::kVar || arg->kind == ExprKind::kConstant;
+    if (!leaf || !IsKnownTensor(arg->struct_info)) return std::nullopt;
+  }
+  return KernelCall{index, gv->name, kernel, GetOpPattern(*kernel), tuple->fields, call->sinfo_args[0]};
+}
+
+bool SameTensorType(const StructInfo& a, const StructInfo& b) {
+  const auto* x = a->As<TensorSINode>();
+  const auto* y = b->As<TensorSINode>();
+  if (x->dtype != y->dtype || x->shape->size() != y->shape->size()) return false;
+  for (size_t k = 0; k < x->shape->size(); ++k) {
+    if (!ProvablyEqual((*x->shape)[k], (*y->shape)[k])) return false;
+  }
+  return true;
+}
+
+/// One group: the root (the last binding), its members and, for each member but the root,
+/// the member that consumes its result and at which argument.
+struct Group {
+  std::vector<size_t> members;  // indices into the block's calls
+  std::unordered_map<size_t, std::pair<size_t, size_t>> consumer;
+  int anchor = -1;
+};
+
+class BlockFuser {
+ public:
+  BlockFuser(IRModule& module, const std::unordered_map<const VarNode*, int>& uses,
+             std::unordered_map<size_t, std::vector<std::string>>& functions_by_hash)
+      : module_(module), uses_(uses), functions_by_hash_(functions_by_hash) {}
+
+  BindingBlock Fuse(const BindingBlock& block) {
+    std::vector<std::optional<KernelCall>> calls;
+    std::unordered_map<const VarNode*, size_t> producer;
+    for (size_t i = 0; i < block.bindings.size(); ++i) {
+      calls.push_back(ReadKernelCall(block.bindings[i], i, module_));
+      if (calls.back()) producer[block.bindings[i].var.get()] = i;
+    }
+    std::vector<int> group_of(block.bindings.size(), -1);
+    std::vector<Group> groups;
+    for (size_t i = block.bindings.size(); i-- > 0;) {
+      if (!calls[i] || group_of[i] >= 0) continue;
+      Group group = Grow(i, calls, producer, group_of);
+      if (group.members.size() < 2) continue;
+      for (size_t m : group.members) group_of[m] = static_cast<int>(groups.size());
+      groups.push_back(std::move(group));
+    }
+    if (groups.empty()) return block;
+
+    // Functions are made in binding order (groups were found from the end).
+    std::vector<std::optional<Binding>> replacement(groups.size());
+    for (size_t g = groups.size(); g-- > 0;) {
+      replacement[g] = CallGroup(groups[g], calls, block);
+      if (!replacement[g]) {
+        for (size_t m : groups[g].members) group_of[m] = -1;  // keeps its bindings
+      }
+    }
+    BindingBlock out;
+    out.is_dataflow = true;
+    for (size_t i = 0; i < block.bindings.size(); ++i) {
+      if (group_of[i] < 0) {
+        out.bindings.push_back(block.bindings[i]);
+      } else if (groups[group_of[i]].members.front() == i) {  // the root: the group's result
+        out.bindings.push_back(*replacement[group_of[i]]);
+      }
+    }
+    return out;
+  }
+
+ private:
+  /// The group rooted at call |root|: producers join while the rules allow (file comment).
+  Group Grow(size_t root, const std::vector<std::optional<KernelCall>>& calls,
+             const std::unordered_map<const VarNode*, size_t>& producer, const std::vector<int>& group_of) {
+    Group group;
+    group.members.push_back(root);
+    OpPatternKind kind = calls[root]->pattern;
+    if (kind != OpPatternKind::kCommReduce && kind > OpPatternKind::kInjective) return group;
+    std::vector<size_t> work = {root};
+    while (!work.empty()) {
+      size_t m = work.back();
+      work.pop_back();
+      for (size_t a = 0; a < calls[m]->args.size(); ++a) {
+        const auto* var = calls[m]->args[a]->As<VarNode>();
+        auto it = var ? producer.find(var) : producer.end();
+        if (it == producer.end() || it->second >= m || group_of[it->second] >= 0) continue;
+        auto uses = uses_.find(var);
+        if (uses == uses_.end() || uses->second != 1) continue;
+        size_t p = it->second;
+        if (std::find(group.members.begin(), group.members.end(), p) != group.members.end()) continue;
+        const KernelCall& call = *calls[p];
+        if (call.pattern <= OpPatternKind::kInjective && IsInlinableProducer(*call.kernel)) {
+          group.members.push_back(p);
+          group.consumer[p] = {m, a};
+          work.push_back(p);
+        } else if (call.pattern == OpPatternKind::kOutEWiseFusable && kind <= OpPatternKind::kInjective &&
+                   group.anchor < 0 && IsEpilogueAnchor(*call.kernel) && IsEpiloguePath(group, calls, m, a, call, root)) {
+          group.members.push_back(p);
+          group.consumer[p] = {m, a};
+          group.anchor = static_cast<int>(p);
+        }
+      }
+    }
+    return group;
+  }
+
+  /// Whether the work from |anchor|'s result (argument |arg| of member |m|) to the root is
+  /// elementwise on it: each step is elementwise or broadcast, reads the chain at the element
+  /// it writes, and keeps the anchor's shape and dtype.
+  bool IsEpiloguePath(const Group& group, const std::vector<std::optional<KernelCall>>& calls, size_t m, size_t arg,
+                      const KernelCall& anchor, size_t root) {
+    for (size_t step = m;;) {
+      const KernelCall& call = *calls[step];
+      if (call.pattern > OpPatternKind::kBroadcast || !ReadsParamElementwise(*call.kernel, arg)) return false;
+      if (!SameTensorType(call.out_sinfo, anchor.out_sinfo)) return false;
+      if (step == root) return true;
+      auto [next, next_arg] = group.consumer.at(step);
+      step = next;
+      arg = next_arg;
+    }
+  }
+
+  /// The binding that replaces |group| (at its root): a call of the group's function.
+  std::optional<Binding> CallGroup(const Group& group, const std::vector<std::optional<KernelCall>>& calls,
+                                   const BindingBlock& block) {
+    std::vector<size_t> members = group.members;
+    std::sort(members.begin(), members.end());
+    std::unordered_set<const ExprNode*> internal;
+    for (size_t m : members) internal.insert(block.bindings[m].var.get());
+    std::vector<Expr> inputs;
+    for (size_t m : members) {
+      for (const Expr& arg : calls[m]->args) {
+        bool seen = std::find(inputs.begin(), inputs.end(), arg) != inputs.end();
+        if (!internal.count(arg.get()) && !seen) inputs.push_back(arg);
+      }
+    }
+    std::optional<std::string> name = AddGroupFunction(members, inputs, calls, block);
+    if (!name) return std::nullopt;
+    Expr call = MakeCall(MakeGlobalVar(*name), inputs);
+    InferStructInfo(call, &module_);
+    return Binding{block.bindings[members.back()].var, call, nullptr};
+  }
+
+  /// Adds the function holding the group's calls (or finds an equal one); its name, or
+  /// nullopt when a symbolic dim of the group is not bound by its inputs' shapes.
+  std::optional<std::string> AddGroupFunction(const std::vector<size_t>& members, const std::vector<Expr>& inputs,
+                                              const std::vector<std::optional<KernelCall>>& calls,
+                                              const BindingBlock& block) {
+    // The function gets symbolic variables of its own, of the same names.
+    SymbolCollector symbols;
+    for (const Expr& input : inputs) symbols.VisitStructInfo(input->struct_info);
+    std::unordered_set<const PrimVarNode*> bound;
+    for (const Expr& input : inputs) {
+      for (const PrimExpr& d : *input->struct_info->As<TensorSINode>()->shape) {
+        if (d->kind == PrimKind::kVar) bound.insert(static_cast<const PrimVarNode*>(d.get()));
+      }
+    }
+    for (size_t m : members) symbols.VisitStructInfo(calls[m]->out_sinfo);
+    PrimVarMap own;
+    for (const PrimVar& s : symbols.symbols) {
+      if (!bound.count(s.get())) return std::nullopt;
+      own[s.get()] = MakePrimVar(s->name, s->dtype);
+    }
+
+    std::vector<Var> params;
+    std::unordered_map<const ExprNode*, Expr> renamed;
+    for (const Expr& input : inputs) {
+      const auto* var = input->As<VarNode>();
+      params.push_back(MakeVar(var ? var->name : "c", Substitute(input->struct_info, own)));
+      renamed[input.get()] = params.back();
+    }
+    BlockBuilder builder(&module_);
+    builder.BeginDataflowBlock();
+    std::string name = "fused";
+    Var result;
+    for (size_t m : members) {
+      const KernelCall& call = *calls[m];
+      std::vector<Expr> args;
+      for (const Expr& arg : call.args) args.push_back(renamed.at(arg.get()));
+      Expr value = MakeOpCall("call_kernel", {MakeGlobalVar(call.kernel_name), MakeTuple(std::move(args))}, {},
+                              {Substitute(call.out_sinfo, own)});
+      const std::string& hint = block.bindings[m].var->name;
+      result = m == members.back() ? builder.EmitOutput(value, hint) : builder.Emit(value, hint);
+      renamed[block.bindings[m].var.get()] = result;
+      name += "_" + BaseKernelName(call.kernel_name);
+    }
+    BindingBlock body = builder.EndBlock();
+    Attrs attrs;
+    attrs.Set(kPrimitiveAttr, true);
+    Function function = MakeFunction(std::move(params), MakeSeqFromBlocks({std::move(body)}, result),
+                                     result->struct_info, std::move(attrs));
+
+    size_t hash = StructuralHash(function);
+    for (const std::string& existing : functions_by_hash_[hash]) {
+      if (StructuralEqual(module_.FindFunction(existing), function)) return existing;
+    }
+    std::string unique = module_.UniqueName(name);
+    module_.Add(unique, std::move(function));
+    functions_by_hash_[hash].push_back(unique);
+    return unique;
+  }
+
+  IRModule& module_;
+  const std::unordered_map<const VarNode*, int>& uses_;
+  std::unordered_map<size_t, std::vector<std::string>>& functions_by_hash_;
+};
+
+/// Fuses the dataflow blocks of a sequence, and of the branches of its Ifs.
+class FunctionFuser {
+ public:
+  FunctionFuser(IRModule& module, std::unordered_map<size_t, std::vector<std::string>>& functions_by_hash)
+      : module_(module), functions_by_hash_(functions_by_hash) {}
+
+  Function Run(const Function& function) {
+    UseCounter counter;
+    counter.VisitFunction(*function);
+    uses_ = std::move(counter.uses);
+    SeqExpr body = FuseSeq(function->body);
+    if (body == function->body) return function;
+    return MakeFunction(function->params, body, function->ret_sinfo, function->attrs, function->is_pure, function->span);
+  }
+
+ private:
+  SeqExpr FuseSeq(const SeqExpr& seq) {
+    bool changed = false;
+    std::vector<BindingBlock> blocks;
+    for (const BindingBlock& block : seq->blocks) {
+      BindingBlock rewritten;
+      rewritten.is_dataflow = block.is_dataflow;
+      for (const Binding& binding : block.bindings) rewritten.bindings.push_back(FuseBranches(binding, changed));
+      if (block.is_dataflow) {
+        size_t before = rewritten.bindings.size();
+        rewritten = BlockFuser(module_, uses_, functions_by_hash_).Fuse(rewritten);
+        changed |= rewritten.bindings.size() != before;
+      }
+      blocks.push_back(std::move(rewritten));
+    }
+    return changed ? MakeSeqExpr(std::move(blocks), seq->body) : seq;
+  }
+
+  Binding FuseBranches(const Binding& binding, bool& changed) {
+    const auto* branch = binding.value->As<IfNode>();
+    if (branch == nullptr) return binding;
+    SeqExpr then_branch = FuseSeq(branch->then_branch), else_branch = FuseSeq(branch->else_branch);
+    if (then_branch == branch->then_branch && else_branch == branch->else_branch) return binding;
+    changed = true;
+    Expr value = MakeIf(branch->cond, then_branch, else_branch, binding.value->span);
+    value->struct_info = binding.value->struct_info;
+    return Binding{binding.var, value, binding.match_sinfo};
+  }
+
+  IRModule& module_;
+  std::unordered_map<size_t, std::vector<std::string>>& functions_by_hash_;
+  std::unordered_map<const VarNode*, int> uses_;
+};
+
+bool IsPrimitive(const FunctionNode& function) {
+  const AttrValue* value = function.attrs.Find(kPrimitiveAttr);
+  return value != nullptr && value->is<bool>() && value->get<bool>();
+}
+
+IRModule FuseModule(IRModule module) {
+  std::unordered_map<size_t, std::vector<std::string>> functions_by_hash;
+  for (const IRModule::Entry& entry : module.entries()) {
+    if (entry.function && IsPrimitive(*entry.function)) {
+      functions_by_hash[StructuralHash(entry.function)].push_back(entry.name);
+    }
+  }
+  const IRModule input = module;
+  for (const IRModule::Entry& entry : input.entries()) {
+    if (!entry.function || IsPrimitive(*entry.function)) continue;
+    Function fused = FunctionFuser(module, functions_by_hash).Run(entry.function);
+    if (fused != entry.function) module.Add(entry.name, fused);
+  }
+  return module;
+}
+
+}  // namespace
+
+Pass FuseOps() { return CreateModulePass(FuseModule, "FuseOps", 1, {}); }
+
+}  // namespace rxt

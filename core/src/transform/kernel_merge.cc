@@ -1,0 +1,263 @@
+/// Merging a fused group's kernels into one (kernel_merge.h): copy, inline, add the epilogue.
+#include "kernel_merge.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "fusion_rules.h"
+#include "kernel_stages.h"
+#include "rxt/ir/mutator.h"
+#include "rxt/transform/op_pattern.h"
+#include "tensor_expr_bind.h"
+
+namespace rxt {
+namespace {
+
+using VarSet = std::unordered_set<const PrimVarNode*>;
+
+template <typename... Args>
+[[noreturn]] void CannotMerge(const Args&... args) {
+  Throw(ErrorCode::kUnimplemented, "FuseKernels: ", args...);
+}
+
+/// The kernel's symbolic dims in the group's terms, read from its parameters' struct info.
+PrimVarMap MapDims(const KernelFunctionNode& kernel, const std::vector<StructInfo>& param_sinfo) {
+  if (param_sinfo.size() != kernel.params.size()) CannotMerge("a member's struct info does not match its kernel");
+  PrimVarMap dims;
+  for (size_t i = 0; i < kernel.params.size(); ++i) {
+    const Buffer& buffer = kernel.params[i].buffer;
+    const auto* t = param_sinfo[i] ? param_sinfo[i]->As<TensorSINode>() : nullptr;
+    if (t == nullptr || !t->shape || t->shape->size() != buffer->shape.size() || t->dtype != buffer->dtype) {
+      CannotMerge("parameter ", buffer->name, " is passed ", param_sinfo[i] ? ToString(param_sinfo[i]) : "nothing");
+    }
+    for (size_t k = 0; k < buffer->shape.size(); ++k) {
+      const auto* var = buffer->shape[k]->As<PrimVarNode>();
+      if (var == nullptr) continue;
+      auto [it, fresh] = dims.emplace(var, (*t->shape)[k]);
+      if (!fresh && !ProvablyEqual(it->second, (*t->shape)[k])) {
+        CannotMerge("the dim ", var->name, " of a member is passed two different values");
+      }
+    }
+  }
+  return dims;
+}
+
+/// A member's kernel copied with fresh loop variables, iterators and buffers, its symbolic
+/// dims replaced by the group's. Every variable it defines is added to |defined|.
+class KernelInstantiator : public StmtMutator {
+ public:
+  KernelInstantiator(PrimVarMap dims, VarSet& defined) : map_(std::move(dims)), defined_(defined) {}
+
+  PrimVar VisitPrimVarDef(const PrimVar& var) override {
+    PrimVar copy = MakePrimVar(var->name, var->dtype);
+    map_[var.get()] = copy;
+    defined_.insert(copy.get());
+    return copy;
+  }
+  PrimExpr VisitPrimVar(const PrimVar& var) override {
+    auto it = map_.find(var.get());
+    if (it == map_.end()) CannotMerge("the kernel variable ", var->name, " is not bound by its parameters");
+    return it->second;
+  }
+  Buffer VisitBuffer(const Buffer& buffer) override {
+    if (auto it = buffer_remap_.find(buffer.get()); it != buffer_remap_.end()) return it->second;
+    std::vector<PrimExpr> shape, strides;
+    for (const PrimExpr& d : buffer->shape) shape.push_back(VisitPrimExpr(d));
+    for (const PrimExpr& s : buffer->strides) strides.push_back(VisitPrimExpr(s));
+    Buffer copy = MakeBuffer(buffer->name, buffer->dtype, std::move(shape), std::move(strides));
+    buffer_remap_[buffer.get()] = copy;
+    return copy;
+  }
+
+ private:
+  PrimVarMap map_;
+  VarSet& defined_;
+};
+
+/// A producer's element as a function of its spatial iterators.
+struct InlineValue {
+  PrimExpr value;
+  std::vector<PrimVar> iters;
+};
+
+/// Rewrites a member's loads of intermediates: a load of an inlined producer's output
+/// becomes the producer's value at the load's index; other buffers may be renamed (to the
+/// group's input buffers, or to the anchor's output).
+class LoadRewriter : public StmtMutator {
+ public:
+  std::unordered_map<const BufferNode*, Buffer> rename;
+  std::unordered_map<const BufferNode*, const InlineValue*> inlined;
+
+  Buffer VisitBuffer(const Buffer& buffer) override {
+    auto it = rename.find(buffer.get());
+    return it == rename.end() ? buffer : it->second;
+  }
+  PrimExpr VisitLoad(const PrimExpr& e, const LoadNode& node) override {
+    auto it = inlined.find(node.buffer.get());
+    if (it == inlined.end()) return StmtMutator::VisitLoad(e, node);
+    const InlineValue& producer = *it->second;
+    PrimVarMap at;
+    for (size_t k = 0; k < producer.iters.size(); ++k) at[producer.iters[k].get()] = VisitPrimExpr(node.indices[k]);
+    return Substitute(producer.value, at);
+  }
+};
+
+Stmt ReplaceLastStage(const Stmt& body, Stmt stage) {
+  if (const auto* alloc = body->As<AllocateNode>()) {
+    return MakeAllocate(alloc->buffer, ReplaceLastStage(alloc->body, std::move(stage)));
+  }
+  if (const auto* seq = body->As<SeqStmtNode>()) {
+    std::vector<Stmt> stmts = seq->stmts;
+    stmts.back() = std::move(stage);
+    return MakeSeq(std::move(stmts));
+  }
+  return stage;
+}
+
+/// The anchor's body with |epilogue| (the root's stage) applied to each element of |out| right
+/// after its reduction: a block inside the anchor's spatial loops, after its reduce loops.
+Stmt AddEpilogue(const Stmt& anchor_body, const Buffer& out, const KernelStage& epilogue, VarSet& defined) {
+  std::optional<KernelStages> split = SplitStages(anchor_body);
+  const KernelStage& reduction = split->stages.back();
+  size_t spatial = IterVarsOf(*reduction.block, IterKind::kSpatial).size();
+  std::vector<const ForNode*> loops;
+  const Stmt* inner = &reduction.stmt;
+  for (size_t k = 0; k < spatial; ++k) {
+    loops.push_back((*inner)->As<ForNode>());
+    inner = &loops.back()->body;
+  }
+  std::vector<PrimVar> root_iters = IterVarsOf(*epilogue.block, IterKind::kSpatial);
+  if (root_iters.size() != spatial) CannotMerge("the epilogue's rank differs from the reduction's");
+  std::vector<IterVar> iters;
+  std::vector<PrimExpr> index;
+  PrimVarMap at;
+  for (size_t k = 0; k < spatial; ++k) {
+    PrimVar v = MakePrimVar(root_iters[k]->name);
+    defined.insert(v.get());
+    iters.push_back({v, loops[k]->var, IterKind::kSpatial});
+    index.push_back(v);
+    at[root_iters[k].get()] = v;
+  }
+  PrimExpr value = Substitute(epilogue.store->value, at);
+  std::vector<PrimVar> index_vars(iters.size());
+  for (size_t k = 0; k < iters.size(); ++k) index_vars[k] = iters[k].var;
+  for (const LoadNode* load : CollectLoads(value)) {
+    if (load->buffer == out && !IsSameElementIndex(load->indices, index_vars, out->shape)) {
+      CannotMerge("the epilogue reads the reduction's result at another element");
+    }
+  }
+  Stmt block = MakeBlock(epilogue.block->name, std::move(iters), nullptr, MakeStore(out, std::move(index), value));
+  Stmt nest = MakeSeq({*inner, block});
+  for (size_t k = loops.size(); k-- > 0;) nest = MakeFor(loops[k]->var, loops[k]->extent, nest, loops[k]->loop_kind);
+  return ReplaceLastStage(anchor_body, nest);
+}
+
+/// Gives the parameter buffers the group's names.
+class BufferRenamer : public StmtMutator {
+ public:
+  BufferRenamer(const std::vector<KernelParam>& params, const std::vector<std::string>& names) {
+    RXT_CHECK(params.size() == names.size(), "one name per parameter");
+    for (size_t i = 0; i < params.size(); ++i) {
+      const Buffer& b = params[i].buffer;
+      buffer_remap_[b.get()] = MakeBuffer(names[i], b->dtype, b->shape, b->strides);
+    }
+  }
+};
+
+bool SameShape(const Buffer& a, const Buffer& b) {
+  if (a->dtype != b->dtype || a->shape.size() != b->shape.size()) return false;
+  for (size_t k = 0; k < a->shape.size(); ++k) {
+    if (!ProvablyEqual(a->shape[k], b->shape[k])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+KernelFunction MergeKernels(const std::vector<MergeMember>& members, const std::vector<StructInfo>& group_inputs,
+                            const std::vector<std::string>& input_names) {
+  const size_t n = members.size();
+  if (n < 2) CannotMerge("a group needs at least two kernels");
+  VarSet defined;
+  std::vector<KernelFunction> copies;
+  std::vector<int> uses(n, 0);
+  for (size_t m = 0; m < n; ++m) {
+    const MergeMember& member = members[m];
+    if (!HasFusibleStructure(*member.kernel)) CannotMerge("member ", m, " is not a stage-structured kernel of buffers");
+    if (member.inputs.size() + 1 != member.kernel->params.size()) CannotMerge("member ", m, " must have one output");
+    for (int src : member.inputs) {
+      if (src >= static_cast<int>(group_inputs.size())) CannotMerge("member ", m, " reads group input ", src);
+      if (src < 0 && -src - 1 >= static_cast<int>(m)) CannotMerge("member ", m, " reads a later member");
+      if (src < 0) ++uses[-src - 1];
+    }
+    copies.push_back(KernelInstantiator(MapDims(*member.kernel, member.param_sinfo), defined).VisitKernel(member.kernel));
+  }
+  int anchor = -1;
+  for (size_t m = 0; m + 1 < n; ++m) {
+    if (uses[m] != 1) CannotMerge("the output of member ", m, " must feed exactly one later member");
+    if (IsInlinableProducer(*copies[m])) continue;
+    if (anchor >= 0 || !IsEpilogueAnchor(*copies[m])) CannotMerge("member ", m, " can be neither inlined nor an anchor");
+    anchor = static_cast<int>(m);
+  }
+  if (uses[n - 1] != 0) CannotMerge("the last member's output is read inside the group");
+
+  std::vector<Buffer> inputs(group_inputs.size());
+  std::vector<InlineValue> values(n);
+  LoadRewriter rewriter;
+  Buffer anchor_out;
+  Stmt anchor_body, root_body;
+  for (size_t m = 0; m < n; ++m) {
+    const std::vector<KernelParam>& params = copies[m]->params;
+    for (size_t i = 0; i < members[m].inputs.size(); ++i) {
+      const Buffer& buffer = params[i].buffer;
+      int src = members[m].inputs[i];
+      if (src >= 0) {
+        if (!inputs[src]) {
+          inputs[src] = buffer;
+        } else {
+          rewriter.rename[buffer.get()] = inputs[src];
+        }
+      } else if (-src - 1 == anchor) {
+        rewriter.rename[buffer.get()] = anchor_out;
+      } else {
+        rewriter.inlined[buffer.get()] = &values[-src - 1];
+      }
+    }
+    Stmt body = rewriter.VisitStmt(copies[m]->body);
+    if (static_cast<int>(m) == anchor) {
+      anchor_body = body;
+      anchor_out = params.back().buffer;
+    } else if (m + 1 < n) {
+      const KernelStage& stage = SplitStages(body)->stages[0];
+      values[m] = {stage.store->value, IterVarsOf(*stage.block, IterKind::kSpatial)};
+    } else {
+      root_body = body;
+    }
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i]) CannotMerge("group input ", i, " is not read by any member");
+  }
+
+  Buffer output = copies[n - 1]->params.back().buffer;
+  Stmt body = root_body;
+  if (anchor >= 0) {
+    std::optional<KernelStages> root = SplitStages(root_body);
+    if (!root || root->stages.size() != 1 || !root->allocs.empty() || root->stages[0].is_reduce ||
+        !IsCanonicalStage(root->stages[0])) {
+      CannotMerge("the work after a reduction must end in one elementwise stage");
+    }
+    if (!SameShape(output, anchor_out)) CannotMerge("the epilogue's result differs in shape or dtype from the reduction's");
+    body = AddEpilogue(anchor_body, anchor_out, root->stages[0], defined);
+    output = anchor_out;
+  }
+  std::vector<KernelParam> params;
+  for (const Buffer& b : inputs) params.push_back({b, nullptr});
+  params.push_back({output, nullptr});
+  std::vector<std::string> names = input_names;
+  names.push_back(copies[n - 1]->params.back().buffer->name);
+  KernelFunction named = BufferRenamer(params, names).VisitKernel(MakeKernelFunction(params, body));
+  KernelFunction merged = BindSymbolicDims(named, defined);
+  return anchor >= 0 ? WithOpPattern(merged, GetOpPattern(*members[anchor].kernel)) : WithOpPattern(merged);
+}
+
+}  // namespace rxt

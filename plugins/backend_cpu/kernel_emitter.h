@@ -1,0 +1,108 @@
+// The state of emitting one kernel (kernel_codegen.h): shared by kernel_codegen.cc (the entry
+// function, parameters, error exits, memory access annotations), expr_codegen.cc (expressions)
+// and loop_codegen.cc (statements, loops, parallel loops, allocations).
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include <functional>
+#include <unordered_map>
+#include <vector>
+
+#include "kernel_codegen.h"
+#include "reduction_interchange.h"
+#include "scalar_codegen.h"
+
+namespace rxt::backend_cpu {
+
+class KernelEmitter {
+ public:
+  KernelEmitter(const kf::Kernel& kernel, llvm::Module& module, const CodegenOptions& options);
+  llvm::Function* Emit(const std::string& symbol);
+
+ private:
+  /// Where a buffer's elements are while the kernel runs: its data and strides (i64, in elements).
+  struct BufferView {
+    llvm::Value* data = nullptr;
+    std::vector<llvm::Value*> strides;
+  };
+  /// What the code being emitted sees: the value of every variable and buffer in scope.
+  struct Env {
+    std::vector<llvm::Value*> vars;    // per kernel variable; null when out of scope
+    std::vector<BufferView> buffers;   // per kernel buffer
+  };
+  /// A value a parallel loop's body function receives from the code around the loop.
+  struct Capture {
+    enum class Kind : uint8_t { kVar, kBufferData, kBufferStride } kind = Kind::kVar;
+    int32_t index = 0;  // the variable or buffer
+    int32_t dim = 0;    // kBufferStride
+  };
+  /// The function being emitted: the kernel itself or a parallel loop's body.
+  struct FunctionState {
+    llvm::Function* function = nullptr;
+    llvm::Value* runtime = nullptr;     // the kernel's rxt_kernel_runtime_t*; null in a loop body
+    std::vector<llvm::Value*> heap;     // live heap allocations, freed on an error exit
+  };
+
+  // kernel_codegen.cc
+  llvm::Function* CreateFunction(const std::string& name, llvm::FunctionType* type, llvm::GlobalValue::LinkageTypes linkage);
+  void BindParameters(llvm::Value* buffers, llvm::Value* int_vars, llvm::Value* float_vars);
+  std::vector<llvm::Value*> CompactStrides(const std::vector<llvm::Value*>& dims);
+  /// A new block that frees the live heap allocations and returns |code| (an i32 value or constant).
+  llvm::BasicBlock* ErrorExit(llvm::Value* code);
+  llvm::BasicBlock* DivisionByZeroExit();
+  /// Alias scopes: every buffer is its own, so that LLVM knows stores to one do not change another.
+  void Annotate(llvm::Instruction* access, int32_t buffer);
+  llvm::AllocaInst* EntryAlloca(llvm::Type* type, const char* name);
+
+  // expr_codegen.cc
+  llvm::Value* Expr(int32_t expr);
+  llvm::Value* EmitExpr(const kf::Expr& e);
+  llvm::Value* ShortCircuit(const kf::Expr& e);
+  llvm::Value* Select(const kf::Expr& e);
+  llvm::Value* Address(int32_t buffer, const std::vector<int32_t>& indices);
+  llvm::Value* Index64(int32_t expr);
+  /// Whether evaluating |expr| may fault (a load, an integer division by a non-constant):
+  /// such expressions are evaluated only where the semantics say (&&, ||, select branches).
+  bool MayFault(int32_t expr);
+  // Values of expressions already emitted, reused while the variables they read keep their
+  // values: cleared per statement; a conditional branch pushes a layer of its own.
+  void ClearExprCache() { cache_.assign(1, {}); }
+
+  // loop_codegen.cc
+  void Stmt(int32_t stmt);
+  void For(int32_t stmt);
+  void InterchangedFor(const kf::Stmt& spatial, llvm::Value* extent, const ReductionInterchange& plan);
+  /// Emits `for var in [begin, end)` (begin, end: the variable's type) around what |body|
+  /// emits.
+  void Loop(int32_t var, llvm::Value* begin, llvm::Value* end, llvm::MDNode* metadata, const std::function<void()>& body);
+  void ParallelFor(const kf::Stmt& s, llvm::Value* extent);
+  llvm::Function* EmitParallelBody(const kf::Stmt& s, llvm::StructType* closure_type,
+                                   const std::vector<Capture>& captures);
+  llvm::Value* EstimateIterations(int32_t stmt, int depth);
+  void Store(const kf::Stmt& s);
+  void If(const kf::Stmt& s);
+  void Allocate(const kf::Stmt& s);
+  void Block(const kf::Stmt& s);
+  llvm::MDNode* LoopMetadata(const kf::Stmt& s);
+
+  const kf::Kernel& kernel_;
+  llvm::Module& module_;
+  llvm::LLVMContext& context_;
+  CodegenOptions options_;
+  llvm::IRBuilder<> b_;
+  ScalarCodegen scalar_;
+  std::string symbol_;
+  int parallel_bodies_ = 0;
+
+  Env env_;
+  FunctionState fn_;
+  std::vector<std::unordered_map<int32_t, llvm::Value*>> cache_;
+  std::vector<int8_t> may_fault_;  // per expression: -1 unknown, 0, 1
+
+  std::vector<llvm::MDNode*> scopes_;   // per buffer: !{scope}
+  std::vector<llvm::MDNode*> noalias_;  // per buffer: every other buffer's scope
+};
+
+}  // namespace rxt::backend_cpu

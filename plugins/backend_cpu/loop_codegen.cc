@@ -1,0 +1,373 @@
+// Statements: loops (serial, vectorized, unrolled, parallel; reductions interchanged so that
+// they vectorize), stores, ifs, blocks with their reduction init, and local allocations.
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/MDBuilder.h>
+
+#include <functional>
+#include <optional>
+
+#include "kernel_emitter.h"
+#include "reduction_interchange.h"
+#include "rxt/compiled_kernel.h"
+
+namespace rxt::backend_cpu {
+
+using kf::StmtKind;
+
+namespace {
+
+// Local allocations up to this size with a size known at compile time live on the stack.
+constexpr uint64_t kMaxStackAllocationBytes = 64 * 1024;
+// What an inner loop of unknown extent is assumed to run, to decide whether a parallel loop
+// around it has enough work.
+constexpr double kUnknownExtentGuess = 16;
+
+// rxt_kernel_runtime_t's fields, by position.
+enum RuntimeField : unsigned { kStructSize = 0, kPool = 1, kParallelFor = 2, kNumThreads = 3 };
+
+}  // namespace
+
+void KernelEmitter::Stmt(int32_t stmt) {
+  const kf::Stmt& s = kernel_.stmts[stmt];
+  switch (s.kind) {
+    case StmtKind::kSeq:
+      for (int32_t child : s.stmts) Stmt(child);
+      return;
+    case StmtKind::kFor: return For(stmt);
+    case StmtKind::kStore: return Store(s);
+    case StmtKind::kIf: return If(s);
+    case StmtKind::kAllocate: return Allocate(s);
+    case StmtKind::kBlock: return Block(s);
+  }
+}
+
+void KernelEmitter::For(int32_t stmt) {
+  const kf::Stmt& s = kernel_.stmts[stmt];
+  ClearExprCache();
+  llvm::Value* extent = Expr(s.extent);
+  // Inside a parallel loop's body (no runtime there), nested parallel loops run serially.
+  if (s.loop_kind == kf::LoopKind::kParallel && fn_.runtime != nullptr) return ParallelFor(s, extent);
+  if (std::optional<ReductionInterchange> plan = PlanReductionInterchange(kernel_, stmt)) {
+    return InterchangedFor(s, extent, *plan);
+  }
+  Loop(s.var, llvm::ConstantInt::get(extent->getType(), 0), extent, LoopMetadata(s), [&] { Stmt(s.body); });
+}
+
+// The reduction loops outside, in their order, and the spatial loop |spatial| innermost
+// (reduction_interchange.h says when that gives the same results).
+void KernelEmitter::InterchangedFor(const kf::Stmt& spatial, llvm::Value* extent, const ReductionInterchange& plan) {
+  std::function<void(size_t)> nest = [&](size_t level) {
+    if (level == plan.reduction_loops.size()) {
+      Loop(spatial.var, llvm::ConstantInt::get(extent->getType(), 0), extent, LoopMetadata(spatial),
+           [&] { Stmt(plan.block); });
+      return;
+    }
+    const kf::Stmt& reduction = kernel_.stmts[plan.reduction_loops[level]];
+    ClearExprCache();
+    llvm::Value* n = Expr(reduction.extent);
+    Loop(reduction.var, llvm::ConstantInt::get(n->getType(), 0), n, LoopMetadata(reduction), [&] { nest(level + 1); });
+  };
+  nest(0);
+}
+
+void KernelEmitter::Loop(int32_t loop_var, llvm::Value* begin, llvm::Value* end, llvm::MDNode* metadata,
+                         const std::function<void()>& body_fn) {
+  const kf::Var& var = kernel_.vars[loop_var];
+  const bool is_unsigned = IsUnsigned(var.dtype);
+  auto less = [&](llvm::Value* a, llvm::Value* b) { return is_unsigned ? b_.CreateICmpULT(a, b) : b_.CreateICmpSLT(a, b); };
+  llvm::BasicBlock* before = b_.GetInsertBlock();
+  llvm::BasicBlock* body = llvm::BasicBlock::Create(context_, var.name, fn_.function);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(context_, var.name + ".exit", fn_.function);
+  b_.CreateCondBr(less(begin, end), body, exit);
+
+  b_.SetInsertPoint(body);
+  llvm::PHINode* i = b_.CreatePHI(begin->getType(), 2, var.name);
+  i->addIncoming(begin, before);
+  env_.vars[loop_var] = i;
+  body_fn();
+  // i < end, so i + 1 does not overflow.
+  llvm::Value* next = b_.CreateAdd(i, llvm::ConstantInt::get(i->getType(), 1), var.name + ".next", is_unsigned, !is_unsigned);
+  i->addIncoming(next, b_.GetInsertBlock());
+  llvm::BranchInst* back = b_.CreateCondBr(less(next, end), body, exit);
+  back->setMetadata(llvm::LLVMContext::MD_loop, metadata);
+
+  b_.SetInsertPoint(exit);
+  env_.vars[loop_var] = nullptr;
+  ClearExprCache();
+}
+
+// No llvm.loop.vectorize.enable (nor .width), even on `vectorized` loops: forcing the
+// vectorizer also lets it reorder floating-point reductions (LoopVectorizeHints::
+// allowReordering), and results must equal serial execution. LLVM's O3 vectorizes innermost
+// loops by its cost model anyway, reductions excepted.
+llvm::MDNode* KernelEmitter::LoopMetadata(const kf::Stmt& s) {
+  auto flag = [&](const char* name) { return llvm::MDNode::get(context_, {llvm::MDString::get(context_, name)}); };
+  std::vector<llvm::Metadata*> ops = {nullptr, flag("llvm.loop.mustprogress")};
+  if (s.loop_kind == kf::LoopKind::kUnrolled) ops.push_back(flag("llvm.loop.unroll.enable"));
+  llvm::MDNode* node = llvm::MDNode::getDistinct(context_, ops);
+  node->replaceOperandWith(0, node);
+  return node;
+}
+
+// ---- Parallel loops.
+//
+// The loop's body becomes `i32 body(ptr closure, i64 begin, i64 end)`; the closure holds every
+// value in scope (variables, buffer pointers and strides). The loop then calls
+// runtime->parallel_for(pool, extent, body, closure) when it is worth waking threads, or
+// body(closure, 0, extent) on this thread.
+
+void KernelEmitter::ParallelFor(const kf::Stmt& s, llvm::Value* extent) {
+  std::vector<Capture> captures;
+  std::vector<llvm::Type*> types;
+  std::vector<llvm::Value*> values;
+  auto capture = [&](Capture c, llvm::Value* v) {
+    captures.push_back(c);
+    types.push_back(v->getType());
+    values.push_back(v);
+  };
+  for (size_t v = 0; v < env_.vars.size(); ++v) {
+    if (env_.vars[v] != nullptr) capture({Capture::Kind::kVar, static_cast<int32_t>(v), 0}, env_.vars[v]);
+  }
+  for (size_t b = 0; b < env_.buffers.size(); ++b) {
+    const BufferView& view = env_.buffers[b];
+    if (view.data == nullptr) continue;
+    capture({Capture::Kind::kBufferData, static_cast<int32_t>(b), 0}, view.data);
+    for (size_t d = 0; d < view.strides.size(); ++d) {
+      capture({Capture::Kind::kBufferStride, static_cast<int32_t>(b), static_cast<int32_t>(d)}, view.strides[d]);
+    }
+  }
+  llvm::StructType* closure_type = llvm::StructType::get(context_, types);
+  llvm::AllocaInst* closure = EntryAlloca(closure_type, "closure");
+  for (size_t i = 0; i < values.size(); ++i) b_.CreateStore(values[i], b_.CreateStructGEP(closure_type, closure, i));
+  llvm::Function* body = EmitParallelBody(s, closure_type, captures);
+
+  llvm::Value* extent64 = scalar_.ToInt64(kernel_.vars[s.var].dtype, extent);
+  llvm::Value* work = b_.CreateFMul(b_.CreateSIToFP(extent64, b_.getDoubleTy()), EstimateIterations(s.body, 0));
+  llvm::StructType* runtime_type =
+      llvm::StructType::get(context_, {b_.getInt64Ty(), b_.getPtrTy(), b_.getPtrTy(), b_.getInt32Ty()});
+  llvm::Value* runtime = fn_.runtime;
+
+  llvm::BasicBlock* check = llvm::BasicBlock::Create(context_, "parallel_check", fn_.function);
+  llvm::BasicBlock* on_pool = llvm::BasicBlock::Create(context_, "parallel_pool", fn_.function);
+  llvm::BasicBlock* on_caller = llvm::BasicBlock::Create(context_, "parallel_serial", fn_.function);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(context_, "parallel_done", fn_.function);
+  b_.CreateCondBr(b_.CreateIsNotNull(runtime), check, on_caller);
+
+  b_.SetInsertPoint(check);
+  llvm::Value* threads = b_.CreateLoad(b_.getInt32Ty(), b_.CreateStructGEP(runtime_type, runtime, kNumThreads));
+  llvm::Value* worth_it = b_.CreateAnd(
+      b_.CreateAnd(b_.CreateICmpSGT(threads, b_.getInt32(1)), b_.CreateICmpSGT(extent64, b_.getInt64(1))),
+      b_.CreateFCmpOGE(work, llvm::ConstantFP::get(b_.getDoubleTy(), options_.parallel_work_threshold)));
+  b_.CreateCondBr(worth_it, on_pool, on_caller);
+
+  b_.SetInsertPoint(on_pool);
+  llvm::Value* pool = b_.CreateLoad(b_.getPtrTy(), b_.CreateStructGEP(runtime_type, runtime, kPool));
+  llvm::Value* parallel_for = b_.CreateLoad(b_.getPtrTy(), b_.CreateStructGEP(runtime_type, runtime, kParallelFor));
+  llvm::FunctionType* parallel_for_type = llvm::FunctionType::get(
+      b_.getInt32Ty(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getPtrTy(), b_.getPtrTy()}, false);
+  llvm::Value* pool_code = b_.CreateCall(parallel_for_type, parallel_for, {pool, extent64, body, closure});
+  b_.CreateBr(done);
+
+  b_.SetInsertPoint(on_caller);
+  llvm::Value* caller_code = b_.CreateCall(body, {closure, b_.getInt64(0), extent64});
+  b_.CreateBr(done);
+
+  b_.SetInsertPoint(done);
+  llvm::PHINode* code = b_.CreatePHI(b_.getInt32Ty(), 2, "parallel_code");
+  code->addIncoming(pool_code, on_pool);
+  code->addIncoming(caller_code, on_caller);
+  llvm::BasicBlock* after = llvm::BasicBlock::Create(context_, "parallel_after", fn_.function);
+  b_.CreateCondBr(b_.CreateICmpNE(code, b_.getInt32(RXT_KERNEL_OK)), ErrorExit(code), after,
+                  llvm::MDBuilder(context_).createBranchWeights(1, 1 << 20));
+  b_.SetInsertPoint(after);
+  ClearExprCache();
+}
+
+llvm::Function* KernelEmitter::EmitParallelBody(const kf::Stmt& s, llvm::StructType* closure_type,
+                                                const std::vector<Capture>& captures) {
+  llvm::IRBuilderBase::InsertPointGuard guard(b_);
+  Env outer_env = std::move(env_);
+  FunctionState outer_fn = std::move(fn_);
+  auto outer_cache = std::move(cache_);
+
+  llvm::FunctionType* type =
+      llvm::FunctionType::get(b_.getInt32Ty(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty()}, false);
+  llvm::Function* f = CreateFunction(symbol_ + ".parallel" + std::to_string(parallel_bodies_++), type,
+                                     llvm::GlobalValue::InternalLinkage);
+  f->addParamAttr(0, llvm::Attribute::NoAlias);
+  f->addParamAttr(0, llvm::Attribute::NoCapture);
+  f->addParamAttr(0, llvm::Attribute::ReadOnly);
+  // Inlined into its serial call, the loop nest would be optimized and compiled twice.
+  f->addFnAttr(llvm::Attribute::NoInline);
+  fn_ = FunctionState{f, nullptr, {}};
+  env_ = Env{std::vector<llvm::Value*>(kernel_.vars.size(), nullptr), std::vector<BufferView>(kernel_.buffers.size())};
+  ClearExprCache();
+  b_.SetInsertPoint(llvm::BasicBlock::Create(context_, "entry", f));
+  for (size_t i = 0; i < captures.size(); ++i) {
+    llvm::Value* v = b_.CreateLoad(closure_type->getElementType(i), b_.CreateStructGEP(closure_type, f->getArg(0), i));
+    const Capture& c = captures[i];
+    switch (c.kind) {
+      case Capture::Kind::kVar: env_.vars[c.index] = v; break;
+      case Capture::Kind::kBufferData: env_.buffers[c.index].data = v; break;
+      case Capture::Kind::kBufferStride: {
+        std::vector<llvm::Value*>& strides = env_.buffers[c.index].strides;
+        if (strides.size() <= static_cast<size_t>(c.dim)) strides.resize(c.dim + 1);
+        strides[c.dim] = v;
+        break;
+      }
+    }
+  }
+  llvm::Type* var_type = RegisterType(context_, kernel_.vars[s.var].dtype);
+  Loop(s.var, b_.CreateTrunc(f->getArg(1), var_type), b_.CreateTrunc(f->getArg(2), var_type), LoopMetadata(s),
+       [&] { Stmt(s.body); });
+  b_.CreateRet(b_.getInt32(RXT_KERNEL_OK));
+
+  env_ = std::move(outer_env);
+  fn_ = std::move(outer_fn);
+  cache_ = std::move(outer_cache);
+  return f;
+}
+
+// Iterations of the innermost statements under |stmt|, roughly: known extents and variables
+// in scope are used, other extents are guessed.
+llvm::Value* KernelEmitter::EstimateIterations(int32_t stmt, int depth) {
+  const kf::Stmt& s = kernel_.stmts[stmt];
+  llvm::Type* f64 = b_.getDoubleTy();
+  auto constant = [&](double v) { return llvm::ConstantFP::get(f64, v); };
+  if (depth > 64) return constant(1);
+  switch (s.kind) {
+    case StmtKind::kStore: return constant(1);
+    case StmtKind::kSeq: {
+      llvm::Value* sum = constant(0);
+      for (int32_t child : s.stmts) sum = b_.CreateFAdd(sum, EstimateIterations(child, depth + 1));
+      return sum;
+    }
+    case StmtKind::kFor: {
+      const kf::Expr& extent = kernel_.exprs[s.extent];
+      llvm::Value* n = constant(kUnknownExtentGuess);
+      if (extent.kind == kf::ExprKind::kIntImm) n = constant(static_cast<double>(extent.int_value));
+      if (extent.kind == kf::ExprKind::kVar && env_.vars[extent.var] != nullptr) {
+        n = b_.CreateSIToFP(scalar_.ToInt64(extent.dtype, env_.vars[extent.var]), f64);
+      }
+      return b_.CreateFMul(n, EstimateIterations(s.body, depth + 1));
+    }
+    case StmtKind::kIf: {
+      llvm::Value* n = EstimateIterations(s.then_case, depth + 1);
+      return s.else_case == kf::kNone ? n : b_.CreateFAdd(n, EstimateIterations(s.else_case, depth + 1));
+    }
+    case StmtKind::kAllocate: return EstimateIterations(s.body, depth + 1);
+    case StmtKind::kBlock: {
+      llvm::Value* n = EstimateIterations(s.body, depth + 1);
+      return s.init == kf::kNone ? n : b_.CreateFAdd(n, EstimateIterations(s.init, depth + 1));
+    }
+  }
+  return constant(1);
+}
+
+// ---- Other statements.
+
+void KernelEmitter::Store(const kf::Stmt& s) {
+  ClearExprCache();
+  kf::DType dtype = kernel_.buffers[s.buffer].dtype;
+  llvm::Value* address = Address(s.buffer, s.indices);
+  llvm::Value* value = scalar_.ToMemory(dtype, Expr(s.value));
+  llvm::StoreInst* store = b_.CreateAlignedStore(value, address, llvm::Align(kf::DTypeBits(dtype) / 8));
+  Annotate(store, s.buffer);
+}
+
+void KernelEmitter::If(const kf::Stmt& s) {
+  ClearExprCache();
+  llvm::Value* cond = Expr(s.cond);
+  llvm::BasicBlock* then_block = llvm::BasicBlock::Create(context_, "then", fn_.function);
+  llvm::BasicBlock* merge = llvm::BasicBlock::Create(context_, "endif", fn_.function);
+  llvm::BasicBlock* else_block =
+      s.else_case == kf::kNone ? merge : llvm::BasicBlock::Create(context_, "else", fn_.function);
+  b_.CreateCondBr(cond, then_block, else_block);
+  b_.SetInsertPoint(then_block);
+  Stmt(s.then_case);
+  b_.CreateBr(merge);
+  if (s.else_case != kf::kNone) {
+    b_.SetInsertPoint(else_block);
+    Stmt(s.else_case);
+    b_.CreateBr(merge);
+  }
+  b_.SetInsertPoint(merge);
+  ClearExprCache();
+}
+
+void KernelEmitter::Allocate(const kf::Stmt& s) {
+  ClearExprCache();
+  const kf::Buffer& buffer = kernel_.buffers[s.buffer];
+  std::vector<llvm::Value*> dims;
+  for (int32_t e : buffer.shape) dims.push_back(Index64(e));
+  BufferView view;
+  if (buffer.strides.empty()) {
+    view.strides = CompactStrides(dims);
+  } else {
+    for (int32_t e : buffer.strides) view.strides.push_back(Index64(e));
+  }
+  // Elements spanned: 1 + sum of (dim - 1) * stride, or none when a dim is not positive.
+  llvm::Value* span = b_.getInt64(1);
+  llvm::Value* empty = b_.getFalse();
+  for (size_t d = 0; d < dims.size(); ++d) {
+    empty = b_.CreateOr(empty, b_.CreateICmpSLE(dims[d], b_.getInt64(0)));
+    span = b_.CreateAdd(span, b_.CreateMul(b_.CreateSub(dims[d], b_.getInt64(1)), view.strides[d]));
+  }
+  const uint64_t element_bytes = kf::DTypeBits(buffer.dtype) / 8;
+  llvm::Value* bytes = b_.CreateMul(b_.CreateSelect(empty, b_.getInt64(0), span), b_.getInt64(element_bytes));
+  auto* known = llvm::dyn_cast<llvm::ConstantInt>(bytes);
+  bool on_heap = known == nullptr || known->getZExtValue() > kMaxStackAllocationBytes;
+  if (!on_heap) {
+    llvm::AllocaInst* stack = EntryAlloca(llvm::ArrayType::get(b_.getInt8Ty(), std::max<uint64_t>(known->getZExtValue(), 1)),
+                                          buffer.name.c_str());
+    stack->setAlignment(llvm::Align(64));
+    view.data = stack;
+  } else {
+    llvm::FunctionCallee malloc_fn = module_.getOrInsertFunction("malloc", b_.getPtrTy(), b_.getInt64Ty());
+    llvm::Value* size = b_.CreateSelect(b_.CreateICmpUGT(bytes, b_.getInt64(0)), bytes, b_.getInt64(1));
+    view.data = b_.CreateCall(malloc_fn, {size}, buffer.name);
+    llvm::BasicBlock* ok = llvm::BasicBlock::Create(context_, buffer.name + ".allocated", fn_.function);
+    b_.CreateCondBr(b_.CreateIsNull(view.data), ErrorExit(b_.getInt32(RXT_KERNEL_OUT_OF_MEMORY)), ok,
+                    llvm::MDBuilder(context_).createBranchWeights(1, 1 << 20));
+    b_.SetInsertPoint(ok);
+    fn_.heap.push_back(view.data);
+  }
+  llvm::Value* data = view.data;
+  env_.buffers[s.buffer] = std::move(view);
+  Stmt(s.body);
+  env_.buffers[s.buffer] = BufferView();
+  if (on_heap) {
+    fn_.heap.pop_back();
+    b_.CreateCall(module_.getOrInsertFunction("free", b_.getVoidTy(), b_.getPtrTy()), {data});
+  }
+  ClearExprCache();
+}
+
+// A block binds its iterators, runs its init on the first iteration of the reduction (every
+// reduce iterator 0), then its body.
+void KernelEmitter::Block(const kf::Stmt& s) {
+  ClearExprCache();
+  std::vector<llvm::Value*> values;
+  for (const kf::IterVar& iter : s.iter_vars) values.push_back(Expr(iter.value));
+  llvm::Value* first = b_.getTrue();
+  for (size_t k = 0; k < s.iter_vars.size(); ++k) {
+    env_.vars[s.iter_vars[k].var] = values[k];
+    if (s.iter_vars[k].kind == kf::IterKind::kReduce) {
+      first = b_.CreateAnd(first, b_.CreateICmpEQ(values[k], llvm::ConstantInt::get(values[k]->getType(), 0)));
+    }
+  }
+  if (s.init != kf::kNone) {
+    llvm::BasicBlock* init = llvm::BasicBlock::Create(context_, "init", fn_.function);
+    llvm::BasicBlock* body = llvm::BasicBlock::Create(context_, "block", fn_.function);
+    b_.CreateCondBr(first, init, body);
+    b_.SetInsertPoint(init);
+    Stmt(s.init);
+    b_.CreateBr(body);
+    b_.SetInsertPoint(body);
+  }
+  Stmt(s.body);
+  for (const kf::IterVar& iter : s.iter_vars) env_.vars[iter.var] = nullptr;
+  ClearExprCache();
+}
+
+}  // namespace rxt::backend_cpu

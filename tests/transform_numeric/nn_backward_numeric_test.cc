@@ -1,0 +1,238 @@
+// The ops gradient rules build on: nn.conv2d_transpose, the pooling backward ops and
+// nn.dropout with a seed, against C++ references that scatter where the kernels gather.
+#include <cmath>
+#include <limits>
+
+#include "numeric_test_util.h"
+#include "rxt/support/error.h"
+
+namespace rxt::numeric {
+namespace {
+
+constexpr DType kF32 = DType::kFloat32;
+
+/// Positions of N, C, H, W in a layout name; kernels: "IOHW"/"HWOI" with I as C, O as N.
+struct Layout {
+  int n, c, h, w;
+  explicit Layout(const std::string& s) {
+    auto pos = [&](char a, char b) { return static_cast<int>(s.find(a) != std::string::npos ? s.find(a) : s.find(b)); };
+    n = pos('N', 'O'), c = pos('C', 'I'), h = pos('H', 'H'), w = pos('W', 'W');
+  }
+  Idx Index(int64_t n_, int64_t c_, int64_t h_, int64_t w_) const {
+    Idx i(4);
+    i[n] = n_, i[c] = c_, i[h] = h_, i[w] = w_;
+    return i;
+  }
+};
+
+std::string Dims4(const Shape& s, bool symbolic_batch) {
+  return StrCat("(", symbolic_batch ? std::string("n") : std::to_string(s[0]), ", ", s[1], ", ", s[2], ", ", s[3], ")");
+}
+
+struct TransposeCase {
+  std::string data_layout, kernel_layout;
+  int64_t batch, in_channels, height, width, group_outputs, kh, kw, groups;
+  int64_t stride, dilation, output_padding;
+  std::array<int64_t, 4> pad;  // top, left, bottom, right
+};
+
+TEST(NNBackwardNumeric, Conv2dTransposeScattersEveryInput) {
+  const TransposeCase cases[] = {
+      {"NCHW", "IOHW", 2, 3, 4, 5, 2, 3, 3, 1, 1, 1, 0, {0, 0, 0, 0}},
+      {"NCHW", "IOHW", 1, 2, 3, 4, 3, 3, 2, 1, 2, 1, 1, {1, 0, 1, 1}},
+      {"NHWC", "HWOI", 2, 4, 3, 3, 1, 2, 3, 2, 2, 2, 1, {0, 1, 0, 0}},
+      {"NCHW", "HWOI", 1, 4, 2, 3, 2, 3, 3, 4, 3, 1, 2, {2, 1, 0, 1}},
+  };
+  uint32_t seed = 70;
+  for (const TransposeCase& c : cases) {
+    Layout dl(c.data_layout), kl(c.kernel_layout);
+    int64_t out_channels = c.group_outputs * c.groups, in_per_group = c.in_channels / c.groups;
+    int64_t oh = (c.height - 1) * c.stride - c.pad[0] - c.pad[2] + c.dilation * (c.kh - 1) + c.output_padding + 1;
+    int64_t ow = (c.width - 1) * c.stride - c.pad[1] - c.pad[3] + c.dilation * (c.kw - 1) + c.output_padding + 1;
+    Shape data_shape = dl.Index(c.batch, c.in_channels, c.height, c.width);
+    Shape weight_shape = kl.Index(c.group_outputs, c.in_channels, c.kh, c.kw);
+    Array data = Random(data_shape, kF32, seed++), weight = Random(weight_shape, kF32, seed++);
+    Array expected = Map(dl.Index(c.batch, out_channels, oh, ow), kF32, [](const Idx&) { return 0.0; });
+    for (int64_t n = 0; n < c.batch; ++n) {
+      for (int64_t ci = 0; ci < c.in_channels; ++ci) {
+        int64_t g = ci / in_per_group;
+        for (int64_t y = 0; y < c.height; ++y) {
+          for (int64_t x = 0; x < c.width; ++x) {
+            for (int64_t j = 0; j < c.group_outputs; ++j) {
+              for (int64_t ky = 0; ky < c.kh; ++ky) {
+                for (int64_t kx = 0; kx < c.kw; ++kx) {
+                  int64_t oy = y * c.stride - c.pad[0] + ky * c.dilation,
+                          ox = x * c.stride - c.pad[1] + kx * c.dilation;
+                  if (oy < 0 || oy >= oh || ox < 0 || ox >= ow) continue;
+                  expected.at(dl.Index(n, g * c.group_outputs + j, oy, ox)) +=
+                      data.at(dl.Index(n, ci, y, x)) * weight.at(kl.Index(j, ci, ky, kx));
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    std::string call = StrCat("nn.conv2d_transpose(%d, %w, strides=[", c.stride, "], dilation=[", c.dilation,
+                              "], output_padding=[", c.output_padding, "], padding=[", c.pad[0], ", ", c.pad[1], ", ",
+                              c.pad[2], ", ", c.pad[3], "], groups=", c.groups, ", data_layout=\"", c.data_layout,
+                              "\", kernel_layout=\"", c.kernel_layout, "\")");
+    std::string params = StrCat("%d: Tensor(", Dims4(data_shape, dl.n == 0), ", float32), %w: Tensor(",
+                                Dims4(weight_shape, false), ", float32)");
+    SCOPED_TRACE(call);
+    EXPECT_TRUE(Near(RunOp(params, call, {data, weight})[0], expected, 1e-5, 1e-5));
+  }
+}
+
+struct PoolCase {
+  const char* layout;
+  Shape shape;  // N, C, H, W
+  int64_t kh, kw, stride, dilation;
+  std::array<int64_t, 4> pad;
+  bool ceil_mode;
+};
+
+int64_t PooledSize(int64_t size, int64_t kernel, int64_t stride, int64_t dilation, int64_t before, int64_t after,
+                   bool ceil_mode) {
+  int64_t span = size + before + after - dilation * (kernel - 1) - 1;
+  int64_t out = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
+  if (ceil_mode && (out - 1) * stride >= size + before) --out;
+  return out;
+}
+
+TEST(NNBackwardNumeric, PoolBackwardSpreadsEachWindowsGradient) {
+  const PoolCase cases[] = {{"NCHW", {2, 1, 5, 6}, 2, 2, 2, 1, {0, 0, 0, 0}, false},
+                            {"NHWC", {1, 2, 6, 5}, 3, 2, 2, 1, {1, 1, 1, 0}, true},
+                            {"NCHW", {1, 1, 6, 5}, 3, 3, 1, 2, {1, 1, 1, 1}, false}};  // overlapping windows
+  uint32_t seed = 80;
+  for (const PoolCase& c : cases) {
+    Layout l(c.layout);
+    int64_t h = c.shape[2], w = c.shape[3];
+    int64_t oh = PooledSize(h, c.kh, c.stride, c.dilation, c.pad[0], c.pad[2], c.ceil_mode);
+    int64_t ow = PooledSize(w, c.kw, c.stride, c.dilation, c.pad[1], c.pad[3], c.ceil_mode);
+    Shape data_shape = l.Index(c.shape[0], c.shape[1], h, w), grad_shape = l.Index(c.shape[0], c.shape[1], oh, ow);
+    // Small integers: windows hold ties, which must go to the first maximum.
+    Array data = Map(data_shape, kF32,
+                     [&, r = Random(data_shape, DType::kInt32, seed++, 0, 3)](const Idx& i) { return r.at(i); });
+    Array grad = Random(grad_shape, kF32, seed++);
+    std::string attrs = StrCat("pool_size=[", c.kh, ", ", c.kw, "], strides=[", c.stride, "], dilation=[", c.dilation,
+                               "], padding=[", c.pad[0], ", ", c.pad[1], ", ", c.pad[2], ", ", c.pad[3],
+                               "], ceil_mode=", c.ceil_mode ? "true" : "false", ", layout=\"", c.layout, "\"");
+    std::string params = StrCat("%g: Tensor(", Dims4(grad_shape, l.n == 0), ", float32), %x: Tensor(",
+                                Dims4(data_shape, l.n == 0), ", float32)");
+    SCOPED_TRACE(attrs);
+    auto zeros = [&] { return Map(data_shape, kF32, [](const Idx&) { return 0.0; }); };
+    Array max_expected = zeros(), avg_expected = zeros(), avg_pad_expected = zeros();
+    ForEachIndex(grad_shape, [&](const Idx& o) {
+      int64_t n = o[l.n], ch = o[l.c];
+      double best = -std::numeric_limits<double>::infinity();
+      Idx best_at;
+      int64_t inside = 0, in_padded = 0;
+      for (int64_t ky = 0; ky < c.kh; ++ky) {
+        for (int64_t kx = 0; kx < c.kw; ++kx) {
+          int64_t y = o[l.h] * c.stride - c.pad[0] + ky * c.dilation,
+                  x = o[l.w] * c.stride - c.pad[1] + kx * c.dilation;
+          in_padded += y >= -c.pad[0] && y < h + c.pad[2] && x >= -c.pad[1] && x < w + c.pad[3];
+          if (y < 0 || y >= h || x < 0 || x >= w) continue;
+          ++inside;
+          if (data.at(l.Index(n, ch, y, x)) > best) {
+            best = data.at(l.Index(n, ch, y, x));
+            best_at = l.Index(n, ch, y, x);
+          }
+        }
+      }
+      if (!best_at.empty()) max_expected.at(best_at) += grad.at(o);
+      for (int64_t ky = 0; ky < c.kh; ++ky) {
+        for (int64_t kx = 0; kx < c.kw; ++kx) {
+          int64_t y = o[l.h] * c.stride - c.pad[0] + ky * c.dilation,
+                  x = o[l.w] * c.stride - c.pad[1] + kx * c.dilation;
+          if (y < 0 || y >= h || x < 0 || x >= w) continue;
+          avg_expected.at(l.Index(n, ch, y, x)) += grad.at(o) / inside;
+          avg_pad_expected.at(l.Index(n, ch, y, x)) += grad.at(o) / in_padded;
+        }
+      }
+    });
+    EXPECT_TRUE(
+        Near(RunOp(params, StrCat("nn.max_pool2d_backward(%g, %x, ", attrs, ")"), {grad, data})[0], max_expected));
+    EXPECT_TRUE(
+        Near(RunOp(params, StrCat("nn.avg_pool2d_backward(%g, %x, ", attrs, ")"), {grad, data})[0], avg_expected));
+    EXPECT_TRUE(Near(
+        RunOp(params, StrCat("nn.avg_pool2d_backward(%g, %x, ", attrs, ", count_include_pad=true)"), {grad, data})[0],
+        avg_pad_expected));
+  }
+}
+
+TEST(NNBackwardNumeric, AdaptiveAvgPoolBackwardUsesPyTorchWindows) {
+  struct Case {
+    const char* layout;
+    Shape shape;  // N, C, H, W
+    int64_t oh, ow;
+    bool symbolic_spatial;
+  };
+  const Case cases[] = {{"NCHW", {2, 3, 7, 5}, 3, 2, false},
+                        {"NHWC", {1, 2, 6, 6}, 4, 4, false},
+                        {"NCHW", {1, 1, 3, 2}, 5, 3, false},  // out > in: windows overlap
+                        {"NCHW", {1, 2, 7, 4}, 2, 3, true}};
+  uint32_t seed = 90;
+  for (const Case& c : cases) {
+    Layout l(c.layout);
+    int64_t h = c.shape[2], w = c.shape[3];
+    Shape data_shape = l.Index(c.shape[0], c.shape[1], h, w), grad_shape = l.Index(c.shape[0], c.shape[1], c.oh, c.ow);
+    Array data = Random(data_shape, kF32, seed++), grad = Random(grad_shape, kF32, seed++);
+    Array expected = Map(data_shape, kF32, [](const Idx&) { return 0.0; });
+    ForEachIndex(grad_shape, [&](const Idx& o) {
+      int64_t y0 = o[l.h] * h / c.oh, y1 = ((o[l.h] + 1) * h + c.oh - 1) / c.oh;
+      int64_t x0 = o[l.w] * w / c.ow, x1 = ((o[l.w] + 1) * w + c.ow - 1) / c.ow;
+      for (int64_t y = y0; y < y1; ++y) {
+        for (int64_t x = x0; x < x1; ++x) {
+          expected.at(l.Index(o[l.n], o[l.c], y, x)) += grad.at(o) / static_cast<double>((y1 - y0) * (x1 - x0));
+        }
+      }
+    });
+    std::string data_dims =
+        c.symbolic_spatial ? StrCat("(", c.shape[0], ", ", c.shape[1], ", h, w)") : Dims4(data_shape, false);
+    std::string params =
+        StrCat("%g: Tensor(", Dims4(grad_shape, false), ", float32), %x: Tensor(", data_dims, ", float32)");
+    std::string call = StrCat("nn.adaptive_avg_pool2d_backward(%g, %x, layout=\"", c.layout, "\")");
+    SCOPED_TRACE(call);
+    EXPECT_TRUE(Near(RunOp(params, call, {grad, data})[0], expected));
+  }
+}
+
+TEST(NNBackwardNumeric, DropoutWithASeedDropsAtTheRateAndScalesTheRest) {
+  Array x = Random({40, 50}, kF32, 100, 0.5, 2);
+  auto run = [&](int64_t seed, double rate) {
+    Array s{DType::kInt64, {}, {static_cast<double>(seed)}};
+    return RunOp("%x: Tensor((n, 50), float32), %s: Tensor((), int64)", StrCat("nn.dropout(%x, %s, rate=", rate, ")"),
+                 {x, s});
+  };
+  std::vector<Array> a = run(7, 0.3), b = run(7, 0.3), c = run(8, 0.3);
+  int64_t kept = 0, same_as_other_seed = 0, same_as_neighbour = 0;
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    double m = a[1].data[i];
+    ASSERT_TRUE(m == 0 || m == 1) << m;
+    kept += m == 1;
+    same_as_other_seed += m == c[1].data[i];
+    if (i > 0) same_as_neighbour += m == a[1].data[i - 1];
+    EXPECT_NEAR(a[0].data[i], x.data[i] * m / 0.7, 1e-5);
+  }
+  EXPECT_EQ(a[1].data, b[1].data);  // the same seed, the same mask
+  double n = static_cast<double>(x.numel());
+  EXPECT_NEAR(kept / n, 0.7, 0.03);
+  // Independent masks agree on 0.7^2 + 0.3^2 = 58% of the elements.
+  EXPECT_NEAR(same_as_other_seed / n, 0.58, 0.04);
+  EXPECT_NEAR(same_as_neighbour / (n - 1), 0.58, 0.04);
+  // Rate 0 keeps everything.
+  std::vector<Array> all = run(3, 0);
+  EXPECT_TRUE(Near(all[0], x));
+}
+
+TEST(NNBackwardNumeric, DropoutWithoutASeedIsTheIdentity) {
+  Array x = Random({3, 4}, kF32, 101);
+  std::vector<Array> out = RunOp("%x: Tensor((3, 4), float32)", "nn.dropout(%x, rate=0.5)", {x});
+  EXPECT_TRUE(Near(out[0], x));
+  EXPECT_TRUE(Near(out[1], Map(x.shape, kF32, [](const Idx&) { return 1.0; })));
+}
+
+}  // namespace
+}  // namespace rxt::numeric

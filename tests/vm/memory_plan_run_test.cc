@@ -1,0 +1,184 @@
+// The memory plan at run time: results with and without it are identical, planned storage is
+// shared inside a call and reused across calls (no new storage in steady state), and escaping
+// results are fresh each call.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "reference_provider.h"
+#include "rxt/exec/build.h"
+#include "rxt/exec/vm_compiler.h"
+#include "rxt/ir/parser.h"
+#include "rxt/runtime/vm.h"
+#include "test_util/seed_mlp_reference.h"
+
+namespace rxt {
+namespace {
+
+using test::RandomTensor;
+
+/// "test.plus_one": y = x + 1 (float32), remembering where each call wrote.
+struct Recorder {
+  std::vector<const void*> outputs;
+};
+
+int PlusOne(DLTensor* const* args, int num_args, void* user_data) {
+  if (num_args != 2) return 1;
+  int64_t n = 1;
+  for (int i = 0; i < args[1]->ndim; ++i) n *= args[1]->shape[i];
+  const float* x = static_cast<const float*>(args[0]->data);
+  float* y = static_cast<float*>(args[1]->data);
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] + 1;
+  static_cast<Recorder*>(user_data)->outputs.push_back(args[1]->data);
+  return 0;
+}
+
+constexpr const char* kChain = R"(
+def @main(%x: Tensor((s, 4), float32)) -> Tensor((s, 4), float32) {
+  %a = call_extern("test.plus_one", (%x,), out_sinfo=Tensor((s, 4), float32))
+  %b = call_extern("test.plus_one", (%a,), out_sinfo=Tensor((s, 4), float32))
+  %c = call_extern("test.plus_one", (%b,), out_sinfo=Tensor((s, 4), float32))
+  %d = call_extern("test.plus_one", (%c,), out_sinfo=Tensor((s, 4), float32))
+  return %d
+})";
+
+/// kChain with the batch dim |dim| ("3" for a static shape, "s" for a symbolic one).
+std::string Chain(const std::string& dim) {
+  std::string text = kChain;
+  for (size_t at = 0; (at = text.find("(s, 4)", at)) != std::string::npos; at += dim.size() + 4) {
+    text.replace(at, 6, "(" + dim + ", 4)");
+  }
+  return text;
+}
+
+class MemoryPlanRun : public ::testing::Test {
+ protected:
+  MemoryPlanRun() { externs_.Register("test.plus_one", PlusOne, &recorder_); }
+
+  Tensor Ones(int64_t rows) {
+    Tensor t = Tensor::Empty({rows, 4}, DType::kFloat32);
+    for (int64_t i = 0; i < t.numel(); ++i) t.data_as<float>()[i] = 1;
+    return t;
+  }
+
+  testing::ReferenceKernelProvider provider_;
+  ExternRegistry externs_;
+  Recorder recorder_;
+};
+
+TEST_F(MemoryPlanRun, StaticStorageIsSharedAndReusedAcrossCalls) {
+  VirtualMachine vm(CompileToExecutable(ParseModule(Chain("3"))), provider_, externs_);
+  EXPECT_EQ(vm.num_storage_allocations(), 0);
+  Value y1 = vm.Invoke("main", {Value(Ones(3))});
+  EXPECT_EQ(y1.tensor().data_as<float>()[5], 5.0f);
+  EXPECT_EQ(vm.num_storage_allocations(), 2);  // the arena, and the result
+  std::vector<const void*> first = recorder_.outputs;
+  ASSERT_EQ(first.size(), 4u);
+  EXPECT_EQ(first[0], first[2]) << "a and c share storage";
+  EXPECT_NE(first[0], first[1]);
+
+  recorder_.outputs.clear();
+  Value y2 = vm.Invoke("main", {Value(Ones(3))});
+  EXPECT_EQ(vm.num_storage_allocations(), 3) << "a steady-state call allocates only its result";
+  ASSERT_EQ(recorder_.outputs.size(), 4u);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(recorder_.outputs[i], first[i]) << "planned tensor " << i;
+  EXPECT_NE(y2.tensor().data(), y1.tensor().data()) << "each call returns a tensor of its own";
+  EXPECT_TRUE(BitwiseEqual(y1, y2));
+  EXPECT_EQ(y1.tensor().data_as<float>()[0], 5.0f) << "the first result was not overwritten";
+}
+
+TEST_F(MemoryPlanRun, SymbolicStorageIsReusedWhileTheDimsRepeat) {
+  VirtualMachine vm(CompileToExecutable(ParseModule(Chain("s"))), provider_, externs_);
+  vm.Invoke("main", {Value(Ones(2))});
+  EXPECT_EQ(vm.num_storage_allocations(), 3);  // two reuse slots and the result
+  std::vector<const void*> first = recorder_.outputs;
+  EXPECT_EQ(first[0], first[2]);
+  recorder_.outputs.clear();
+  vm.Invoke("main", {Value(Ones(2))});
+  EXPECT_EQ(vm.num_storage_allocations(), 4);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(recorder_.outputs[i], first[i]) << "planned tensor " << i;
+  // New dims: the slots are filled again once, then stay.
+  Value y = vm.Invoke("main", {Value(Ones(5))});
+  EXPECT_EQ(vm.num_storage_allocations(), 7);
+  EXPECT_EQ(y.tensor().shape(), (std::vector<int64_t>{5, 4}));
+  EXPECT_EQ(y.tensor().data_as<float>()[19], 5.0f);
+  vm.Invoke("main", {Value(Ones(5))});
+  EXPECT_EQ(vm.num_storage_allocations(), 8);
+}
+
+TEST_F(MemoryPlanRun, WithoutAPlanEveryOutputIsAllocatedPerCall) {
+  VirtualMachine vm(CompileToExecutable(ParseModule(Chain("3")), {.backend = "", .plan_memory = false}), provider_,
+                    externs_);
+  vm.Invoke("main", {Value(Ones(3))});
+  vm.Invoke("main", {Value(Ones(3))});
+  EXPECT_EQ(vm.num_storage_allocations(), 8);
+}
+
+TEST_F(MemoryPlanRun, ResultsAreIdenticalWithAndWithoutThePlan) {
+  // The seed MLP at a small size (batch 4, 20-16-16-10), fused and planned or neither.
+  const std::string mlp = R"(
+def @main(%x: Tensor((4, 20), float32), %w0: Tensor((20, 16), float32), %b0: Tensor((16,), float32),
+          %w1: Tensor((16, 16), float32), %b1: Tensor((16,), float32), %w2: Tensor((16, 10), float32),
+          %b2: Tensor((10,), float32)) -> Tensor((4, 10), float32) {
+  dataflow {
+    %lv0 = matmul(%x, %w0)
+    %lv1 = add(%lv0, %b0)
+    %lv2 = nn.relu(%lv1)
+    %lv3 = matmul(%lv2, %w1)
+    %lv4 = add(%lv3, %b1)
+    %lv5 = nn.relu(%lv4)
+    %lv6 = matmul(%lv5, %w2)
+    %out = add(%lv6, %b2)
+    output %out
+  }
+  return %out
+})";
+  std::mt19937 rng(3);
+  std::vector<Value> args;
+  for (std::vector<int64_t> shape :
+       std::vector<std::vector<int64_t>>{{4, 20}, {20, 16}, {16}, {16, 16}, {16}, {16, 10}, {10}}) {
+    args.push_back(Value(RandomTensor(shape, rng)));
+  }
+  IRModule legal = LowerForBuild(ParseModule(mlp), {.backend = "reference", .opt_level = 0});
+  VirtualMachine planned(CompileToExecutable(legal, {.backend = "reference", .plan_memory = true}), provider_);
+  VirtualMachine unplanned(CompileToExecutable(legal, {.backend = "reference", .plan_memory = false}), provider_);
+  VirtualMachine optimized(Build(ParseModule(mlp), {.backend = "reference", .opt_level = 2}), provider_);
+  Value expected = unplanned.Invoke("main", args);
+  for (int call = 0; call < 2; ++call) {
+    EXPECT_TRUE(BitwiseEqual(planned.Invoke("main", args), expected)) << "call " << call;
+    EXPECT_TRUE(BitwiseEqual(optimized.Invoke("main", args), expected)) << "call " << call;
+  }
+  // Unfused: the 7 intermediates fit in an arena of 2 tensors' worth (they die one by one).
+  const VMFunction& f = planned.executable().functions[0];
+  EXPECT_EQ(f.arena_tensors.size(), 7u);
+  EXPECT_EQ(f.arena_bytes, 2 * 4 * 16 * 4);
+}
+
+TEST_F(MemoryPlanRun, CalleesPlanTheirOwnFrames) {
+  // @layer runs twice at call depth 1, reusing its frame's arena; its result escapes to main.
+  VirtualMachine vm(CompileToExecutable(ParseModule(R"(
+def @layer(%x: Tensor((3, 4), float32)) -> Tensor((3, 4), float32) {
+  %a = call_extern("test.plus_one", (%x,), out_sinfo=Tensor((3, 4), float32))
+  %b = call_extern("test.plus_one", (%a,), out_sinfo=Tensor((3, 4), float32))
+  return %b
+}
+
+def @main(%x: Tensor((3, 4), float32)) -> Tensor((3, 4), float32) {
+  %y = @layer(%x)
+  %z = @layer(%y)
+  return %z
+})")),
+                    provider_, externs_);
+  Value z = vm.Invoke("main", {Value(Ones(3))});
+  EXPECT_EQ(z.tensor().data_as<float>()[11], 5.0f);
+  // @layer's arena (1) and two results; main's %y is a callee result, main has no arena.
+  EXPECT_EQ(vm.num_storage_allocations(), 3);
+  ASSERT_EQ(recorder_.outputs.size(), 4u);
+  EXPECT_EQ(recorder_.outputs[0], recorder_.outputs[2]) << "%a of both calls";
+  vm.Invoke("main", {Value(Ones(3))});
+  EXPECT_EQ(vm.num_storage_allocations(), 5);
+}
+
+}  // namespace
+}  // namespace rxt

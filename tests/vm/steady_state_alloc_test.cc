@@ -1,0 +1,93 @@
+// A planned function's second call allocates nothing on the heap: this binary replaces the
+// global operator new with one that counts while a call runs (tensor storage is counted by
+// the VM itself: VirtualMachine::num_storage_allocations). A binary of its own, so that the
+// replacement touches no other test.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include "rxt/exec/vm_compiler.h"
+#include "rxt/ir/parser.h"
+#include "rxt/runtime/vm.h"
+
+namespace {
+std::atomic<bool> counting{false};
+std::atomic<long> allocations{0};
+}  // namespace
+
+void* operator new(std::size_t size) {
+  if (counting.load(std::memory_order_relaxed)) allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace rxt {
+namespace {
+
+class NoKernels : public KernelProvider {
+ public:
+  std::string name() const override { return "none"; }
+  std::unique_ptr<Kernel> Load(const KernelRecord& record) override {
+    Throw(ErrorCode::kUnimplemented, "no kernel ", record.name);
+  }
+};
+
+int PlusOne(DLTensor* const* args, int, void*) {
+  int64_t n = 1;
+  for (int i = 0; i < args[1]->ndim; ++i) n *= args[1]->shape[i];
+  for (int64_t i = 0; i < n; ++i) {
+    static_cast<float*>(args[1]->data)[i] = static_cast<const float*>(args[0]->data)[i] + 1;
+  }
+  return 0;
+}
+
+/// Heap allocations (operator new) during one call of |vm|'s main.
+long CountedCall(VirtualMachine& vm, const std::vector<Value>& args) {
+  allocations = 0;
+  counting = true;
+  Value result = vm.Invoke("main", args);
+  counting = false;
+  return allocations;
+}
+
+// The chain's intermediates are planned; the function returns its parameter, so nothing
+// escapes and nothing needs new storage after the first call.
+void ExpectNoAllocationInSteadyState(const std::string& dims) {
+  std::string text = R"(
+def @main(%x: Tensor(DIMS, float32)) -> Tensor(DIMS, float32) {
+  %a = call_extern("test.plus_one", (%x,), out_sinfo=Tensor(DIMS, float32))
+  %b = call_extern("test.plus_one", (%a,), out_sinfo=Tensor(DIMS, float32))
+  %c = call_extern("test.plus_one", (%b,), out_sinfo=Tensor(DIMS, float32))
+  return %x
+})";
+  for (size_t at; (at = text.find("DIMS")) != std::string::npos;) text.replace(at, 4, dims);
+  ExternRegistry externs;
+  externs.Register("test.plus_one", PlusOne, nullptr);
+  NoKernels provider;
+  VirtualMachine vm(CompileToExecutable(ParseModule(text)), provider, externs);
+  std::vector<Value> args = {Value(Tensor::Empty({3, 4}, DType::kFloat32))};
+  EXPECT_GT(CountedCall(vm, args), 0) << "the first call builds the frame";
+  int64_t storage = vm.num_storage_allocations();
+  EXPECT_EQ(CountedCall(vm, args), 0) << dims;
+  EXPECT_EQ(CountedCall(vm, args), 0) << dims;
+  EXPECT_EQ(vm.num_storage_allocations(), storage) << dims;
+}
+
+TEST(SteadyState, AStaticPlanAllocatesNothing) { ExpectNoAllocationInSteadyState("(3, 4)"); }
+
+TEST(SteadyState, ReuseSlotsAllocateNothingWhileTheDimsRepeat) { ExpectNoAllocationInSteadyState("(n, 4)"); }
+
+TEST(SteadyState, TheCounterSeesAllocations) {
+  counting = true;
+  auto* p = new std::vector<int>(3);
+  counting = false;
+  EXPECT_GE(allocations.load(), 1);
+  delete p;
+}
+
+}  // namespace
+}  // namespace rxt
