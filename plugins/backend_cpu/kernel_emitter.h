@@ -74,6 +74,12 @@ class KernelEmitter {
   void Stmt(int32_t stmt);
   void For(int32_t stmt);
   void InterchangedFor(const kf::Stmt& spatial, llvm::Value* extent, const ReductionInterchange& plan);
+  void ReductionNest(const InterchangePart& part, size_t level, const std::function<void()>& inner);
+  void TiledPart(const kf::Stmt& spatial, llvm::Value* extent, const InterchangePart& part);
+  /// Emits a loop of |step| from |begin| while below |end|, around what |body| emits for its
+  /// counter (begin, end: one integer type).
+  void CountedLoop(const std::string& name, bool is_unsigned, llvm::Value* begin, llvm::Value* end, int64_t step,
+                   llvm::MDNode* metadata, const std::function<void(llvm::Value*)>& body);
   /// Emits `for var in [begin, end)` (begin, end: the variable's type) around what |body|
   /// emits.
   void Loop(int32_t var, llvm::Value* begin, llvm::Value* end, llvm::MDNode* metadata, const std::function<void()>& body);

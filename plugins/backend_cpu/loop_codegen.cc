@@ -53,46 +53,86 @@ void KernelEmitter::For(int32_t stmt) {
   Loop(s.var, llvm::ConstantInt::get(extent->getType(), 0), extent, LoopMetadata(s), [&] { Stmt(s.body); });
 }
 
-// The reduction loops outside, in their order, and the spatial loop |spatial| innermost
-// (reduction_interchange.h says when that gives the same results).
+// The spatial loop |spatial| split into one loop per part of its body (reduction_interchange.h
+// says when that, and running it inside the reduction loops, gives the same results).
 void KernelEmitter::InterchangedFor(const kf::Stmt& spatial, llvm::Value* extent, const ReductionInterchange& plan) {
-  std::function<void(size_t)> nest = [&](size_t level) {
-    if (level == plan.reduction_loops.size()) {
-      Loop(spatial.var, llvm::ConstantInt::get(extent->getType(), 0), extent, LoopMetadata(spatial),
-           [&] { Stmt(plan.block); });
-      return;
+  llvm::Value* zero = llvm::ConstantInt::get(extent->getType(), 0);
+  for (const InterchangePart& part : plan.parts) {
+    if (part.reduction_loops.empty()) {
+      Loop(spatial.var, zero, extent, LoopMetadata(spatial), [&] { Stmt(part.block); });
+    } else if (part.contiguous) {
+      ReductionNest(part, 0, [&] { Loop(spatial.var, zero, extent, LoopMetadata(spatial), [&] { Stmt(part.block); }); });
+    } else if (!IsUnsigned(kernel_.vars[spatial.var].dtype)) {
+      TiledPart(spatial, extent, part);
+    } else {
+      Loop(spatial.var, zero, extent, LoopMetadata(spatial), [&] { Stmt(part.stmt); });  // as written
     }
-    const kf::Stmt& reduction = kernel_.stmts[plan.reduction_loops[level]];
-    ClearExprCache();
-    llvm::Value* n = Expr(reduction.extent);
-    Loop(reduction.var, llvm::ConstantInt::get(n->getType(), 0), n, LoopMetadata(reduction), [&] { nest(level + 1); });
-  };
-  nest(0);
+  }
+}
+
+// The reduction loops of |part| from |level| in, around what |inner| emits.
+void KernelEmitter::ReductionNest(const InterchangePart& part, size_t level, const std::function<void()>& inner) {
+  if (level == part.reduction_loops.size()) return inner();
+  const kf::Stmt& reduction = kernel_.stmts[part.reduction_loops[level]];
+  ClearExprCache();
+  llvm::Value* n = Expr(reduction.extent);
+  Loop(reduction.var, llvm::ConstantInt::get(n->getType(), 0), n, LoopMetadata(reduction),
+       [&] { ReductionNest(part, level + 1, inner); });
+}
+
+// Tiles of kTile iterations of the spatial loop run inside the reduction loops (unrolled: that
+// many independent accumulation chains), then the remaining iterations as written.
+void KernelEmitter::TiledPart(const kf::Stmt& spatial, llvm::Value* extent, const InterchangePart& part) {
+  constexpr int64_t kTile = 8;
+  llvm::Type* type = extent->getType();
+  llvm::Value* zero = llvm::ConstantInt::get(type, 0);
+  llvm::Value* tiled_end = b_.CreateSelect(b_.CreateICmpSGT(extent, zero),
+                                           b_.CreateSub(extent, b_.CreateSRem(extent, llvm::ConstantInt::get(type, kTile))),
+                                           zero, "tiled_end");
+  const std::string& name = kernel_.vars[spatial.var].name;
+  CountedLoop(name + ".tile", false, zero, tiled_end, kTile, LoopMetadata(spatial), [&](llvm::Value* base) {
+    ReductionNest(part, 0, [&] {
+      for (int64_t t = 0; t < kTile; ++t) {
+        ClearExprCache();
+        env_.vars[spatial.var] = b_.CreateAdd(base, llvm::ConstantInt::get(type, t), name, false, true);
+        Stmt(part.block);
+      }
+      env_.vars[spatial.var] = nullptr;
+    });
+  });
+  Loop(spatial.var, tiled_end, extent, LoopMetadata(spatial), [&] { Stmt(part.stmt); });
 }
 
 void KernelEmitter::Loop(int32_t loop_var, llvm::Value* begin, llvm::Value* end, llvm::MDNode* metadata,
                          const std::function<void()>& body_fn) {
   const kf::Var& var = kernel_.vars[loop_var];
-  const bool is_unsigned = IsUnsigned(var.dtype);
+  CountedLoop(var.name, IsUnsigned(var.dtype), begin, end, 1, metadata, [&](llvm::Value* i) {
+    env_.vars[loop_var] = i;
+    body_fn();
+  });
+  env_.vars[loop_var] = nullptr;
+}
+
+void KernelEmitter::CountedLoop(const std::string& name, bool is_unsigned, llvm::Value* begin, llvm::Value* end,
+                                int64_t step, llvm::MDNode* metadata, const std::function<void(llvm::Value*)>& body_fn) {
   auto less = [&](llvm::Value* a, llvm::Value* b) { return is_unsigned ? b_.CreateICmpULT(a, b) : b_.CreateICmpSLT(a, b); };
   llvm::BasicBlock* before = b_.GetInsertBlock();
-  llvm::BasicBlock* body = llvm::BasicBlock::Create(context_, var.name, fn_.function);
-  llvm::BasicBlock* exit = llvm::BasicBlock::Create(context_, var.name + ".exit", fn_.function);
+  llvm::BasicBlock* body = llvm::BasicBlock::Create(context_, name, fn_.function);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(context_, name + ".exit", fn_.function);
   b_.CreateCondBr(less(begin, end), body, exit);
 
   b_.SetInsertPoint(body);
-  llvm::PHINode* i = b_.CreatePHI(begin->getType(), 2, var.name);
+  llvm::PHINode* i = b_.CreatePHI(begin->getType(), 2, name);
   i->addIncoming(begin, before);
-  env_.vars[loop_var] = i;
-  body_fn();
-  // i < end, so i + 1 does not overflow.
-  llvm::Value* next = b_.CreateAdd(i, llvm::ConstantInt::get(i->getType(), 1), var.name + ".next", is_unsigned, !is_unsigned);
+  body_fn(i);
+  // i + step <= end (a step above 1 only runs to a multiple of itself), so it does not overflow.
+  llvm::Value* next =
+      b_.CreateAdd(i, llvm::ConstantInt::get(i->getType(), step), name + ".next", is_unsigned, !is_unsigned);
   i->addIncoming(next, b_.GetInsertBlock());
   llvm::BranchInst* back = b_.CreateCondBr(less(next, end), body, exit);
   back->setMetadata(llvm::LLVMContext::MD_loop, metadata);
 
   b_.SetInsertPoint(exit);
-  env_.vars[loop_var] = nullptr;
   ClearExprCache();
 }
 

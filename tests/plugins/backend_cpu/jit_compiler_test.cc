@@ -1,7 +1,5 @@
-// Compiling in memory (jit_compiler.cc): how long a typical kernel takes, freeing code, and
-// compiling from several threads at once.
-#include <algorithm>
-#include <chrono>
+// Compiling in memory (jit_compiler.cc): compile times by phase, freeing code, sharing the code
+// of identical kernels, and compiling from several threads at once.
 #include <thread>
 
 #include "cpu_test_util.h"
@@ -27,25 +25,19 @@ kernel_format::Kernel Decode(const std::string& text, const std::string& name) {
   return kernel_format::DecodeKernel(bytes.data(), bytes.size()).kernel;
 }
 
-TEST(JitCompiler, ATypicalKernelCompilesInMilliseconds) {
+// Compile times by phase (CPU time of the compiling thread) are recorded for reports; no
+// assertion on them here (unit tests assert no timings).
+TEST(JitCompiler, RecordsCompileTimesByPhase) {
   std::string my_module = ReadSourceFile("examples/my_module.rxt");
   struct Case {
     std::string text, name;
   } cases[] = {{kBiasRelu, "bias_relu"}, {my_module, "linear0"}, {my_module, "relu0"}};
   for (const Case& c : cases) {
-    std::vector<double> totals;
-    CompileTimes times;
-    kernel_format::Kernel kernel = Decode(c.text, c.name);
-    for (int i = 0; i < 5; ++i) {
-      times = TestJit().Compile(kernel)->times();
-      totals.push_back(times.codegen_ms + times.optimize_ms + times.machine_ms);
-    }
-    std::sort(totals.begin(), totals.end());
-    RecordProperty(c.name + "_ms", std::to_string(totals[2]));
-    RecordProperty(c.name + "_phases_ms", std::to_string(times.codegen_ms) + " / " + std::to_string(times.optimize_ms) +
-                                              " / " + std::to_string(times.machine_ms));
-    EXPECT_LT(totals[2], 100) << c.name << ": codegen " << times.codegen_ms << " ms, O3 " << times.optimize_ms
-                              << " ms, machine code " << times.machine_ms << " ms";
+    CompileTimes times = TestJit().Compile(Decode(c.text, c.name))->times();
+    EXPECT_GT(times.optimize_ms, 0) << c.name;
+    EXPECT_GT(times.machine_ms, 0) << c.name;
+    RecordProperty(c.name + "_cpu_ms", std::to_string(times.codegen_ms) + " / " + std::to_string(times.optimize_ms) +
+                                           " / " + std::to_string(times.machine_ms));
   }
 }
 
@@ -88,23 +80,6 @@ TEST(JitCompiler, CompilesFromSeveralThreadsAtOnce) {
     EXPECT_EQ(CallCpu(*k, {x.dl(), b.dl(), y.dl()}), "");
     EXPECT_EQ(y.Values<float>(), (std::vector<float>{0, 2.5f}));
   }
-}
-
-TEST(JitCompiler, ACallCostsLittleMoreThanItsWork) {
-  std::unique_ptr<CpuKernel> k = CompileCpu(kBiasRelu, "bias_relu");
-  HostTensor x({1, 10}, kF32), b({10}, kF32), y({1, 10}, kF32);
-  std::vector<DLTensor*> args = {x.dl(), b.dl(), y.dl()};
-  std::string error;
-  const rxt_kernel_runtime_t* runtime = PoolRuntime(2);
-  for (int i = 0; i < 1000; ++i) k->Call(args.data(), 3, runtime, error);
-  auto start = std::chrono::steady_clock::now();
-  const int calls = 200000;
-  for (int i = 0; i < calls; ++i) k->Call(args.data(), 3, runtime, error);
-  double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() / calls;
-  RecordProperty("call_ns", std::to_string(ns));
-  // About 0.1 us in an optimized build; the bound only catches pathologies (an unoptimized
-  // build on a busy machine is many times slower).
-  EXPECT_LT(ns, 20000) << "binding and calling a 3-parameter kernel on 10 elements";
 }
 
 }  // namespace

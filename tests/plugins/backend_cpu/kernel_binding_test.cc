@@ -2,8 +2,6 @@
 // reference interpreter's checks and messages, into the arrays compiled kernels take.
 #include "rxt/kernel_binding.h"
 
-#include <chrono>
-
 #include "cpu_test_util.h"
 
 namespace rxt::backend_cpu::testing {
@@ -72,13 +70,6 @@ kernel @k(X: Buffer((n, m), float32, strides=(s, 1)), a: float64, c: int32, Y: B
   EXPECT_EQ(call.float_vars[var("a")], 2.5);
   EXPECT_EQ(call.buffers[0], static_cast<uint8_t*>(x.dl()->data) + 8);
   EXPECT_EQ(call.buffers[1], y.dl()->data);
-  // A call allocates nothing and costs little: tens of nanoseconds in an optimized build. The
-  // bound only catches pathologies (this test may be an unoptimized build on a busy machine).
-  auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < 100000; ++i) ASSERT_TRUE(binder.Bind(args.data(), 4, call, error));
-  double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() / 100000;
-  RecordProperty("bind_ns", std::to_string(ns));
-  EXPECT_LT(ns, 20000);
 }
 
 TEST(KernelBinding, MessagesAreTheReferenceInterpretersOnes) {
