@@ -41,8 +41,7 @@ ImageSet LoadImageSet(const std::string& dir, const std::string& split) {
   }
   ImageSet set;
   set.count = images.dims[0];
-  set.pixels.resize(images.data.size());
-  for (size_t i = 0; i < images.data.size(); ++i) set.pixels[i] = static_cast<float>(images.data[i]) / 255.0f;
+  set.pixels = std::move(images.data);
   for (size_t i = 0; i < labels.data.size(); ++i) {
     if (labels.data[i] >= kNumClasses) {
       Throw(ErrorCode::kDataLoss, labels_path, ": label ", static_cast<int>(labels.data[i]), " of sample ", i,
@@ -52,6 +51,8 @@ ImageSet LoadImageSet(const std::string& dir, const std::string& split) {
   set.labels = std::move(labels.data);
   return set;
 }
+
+float PixelValue(uint8_t byte) { return static_cast<float>(byte) / 255.0f; }
 
 FashionMnist LoadFashionMnist(const std::string& dir) {
   std::error_code ec;

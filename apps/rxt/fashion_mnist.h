@@ -1,6 +1,7 @@
 // Fashion-MNIST for `rxt train`: the four IDX files of Debian's dataset-fashion-mnist (or
-// any directory holding the same names, gzip-compressed or not), as float32 pixels in [0, 1]
-// and class labels 0..9.
+// any directory holding the same names, gzip-compressed or not): pixels kept as the bytes of the
+// files (a quarter of float32's memory; batches convert them to float32 in [0, 1]) and class
+// labels 0..9.
 #pragma once
 
 #include <cstdint>
@@ -16,9 +17,12 @@ inline constexpr int kNumClasses = 10;
 
 struct ImageSet {
   int64_t count = 0;
-  std::vector<float> pixels;    // count * 784, row-major, in [0, 1]
+  std::vector<uint8_t> pixels;  // count * 784, row-major, 0..255
   std::vector<uint8_t> labels;  // count, each < 10
 };
+
+/// A pixel byte as the models see it: float32(byte) / 255, exactly as PyTorch's ToTensor.
+float PixelValue(uint8_t byte);
 
 struct FashionMnist {
   ImageSet train, test;

@@ -98,9 +98,11 @@ void AddTrainCommand(CLI::App& app, CommandResult& result) {
       ->type_name("NAME");
   train->add_option("--plot", o->plot, "Write the loss and accuracy curves to this SVG file")->type_name("FILE.svg");
   train->add_option("--metrics", o->metrics, "Write per-epoch metrics to this JSON file")->type_name("FILE.json");
+  train->add_flag("--profile", o->profile, "First print the time per kernel of one training step");
   train->footer(
       "Without --model, trains the seed MLP (784-128-128-10, Xavier init) with batch 64 for 5 epochs.\n"
-      "The seed tutorial's own settings: --optimizer sgd --lr 0.01 --weight-decay 0.01 --reduction sum.\n"
+      "The seed tutorial's own settings: --optimizer sgd --lr 0.01 --weight-decay 0.01 --reduction sum\n"
+      "--schedule constant.\n"
       "Example: rxt train --optimizer adam --lr 0.001 --plot curves.svg --metrics metrics.json");
   train->callback([o, weight_decay, momentum, loss, optimizer, wd, mom, &result] {
     TrainOptions options = *o;

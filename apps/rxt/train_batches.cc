@@ -2,6 +2,7 @@
 #include "train_batches.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <numeric>
 
@@ -45,12 +46,24 @@ DataLayout MatchModelToData(const TrainerProgram& program, int64_t batch_size) {
   return layout;
 }
 
-Tensor InputBatch(const DataLayout& layout, const ImageSet& set, std::span<const int64_t> samples) {
-  Tensor x = Tensor::Empty(layout.input_shape, DType::kFloat32);  // zero-filled: padding rows stay 0
-  float* rows = x.data_as<float>();
+void FillInputBatch(const ImageSet& set, std::span<const int64_t> samples, int64_t batch, float* out) {
+  // A table of the 256 values: the same numbers as dividing each byte, at the cost of a copy.
+  static const std::array<float, 256> kValues = [] {
+    std::array<float, 256> values{};
+    for (int b = 0; b < 256; ++b) values[b] = PixelValue(static_cast<uint8_t>(b));
+    return values;
+  }();
   for (size_t i = 0; i < samples.size(); ++i) {
-    std::memcpy(rows + i * kImagePixels, set.pixels.data() + samples[i] * kImagePixels, kImagePixels * sizeof(float));
+    const uint8_t* in = set.pixels.data() + samples[i] * kImagePixels;
+    float* row = out + i * kImagePixels;
+    for (int64_t k = 0; k < kImagePixels; ++k) row[k] = kValues[in[k]];
   }
+  std::fill(out + samples.size() * kImagePixels, out + batch * kImagePixels, 0.0f);  // padding rows
+}
+
+Tensor InputBatch(const DataLayout& layout, const ImageSet& set, std::span<const int64_t> samples) {
+  Tensor x = Tensor::Empty(layout.input_shape, DType::kFloat32);
+  FillInputBatch(set, samples, layout.batch, x.data_as<float>());
   return x;
 }
 

@@ -26,8 +26,10 @@ struct DataLayout {
 /// fit (a static batch dim other than |batch_size|, an input that is not 784 pixels...).
 DataLayout MatchModelToData(const TrainerProgram& program, int64_t batch_size);
 
-/// The images of |samples| (at most layout.batch; the rest of the batch is zeros).
+/// The images of |samples| (at most layout.batch; the rest of the batch is zeros), as float32.
 Tensor InputBatch(const DataLayout& layout, const ImageSet& set, std::span<const int64_t> samples);
+/// The same, written into |out| (batch x 784 floats): for callers that reuse a buffer.
+void FillInputBatch(const ImageSet& set, std::span<const int64_t> samples, int64_t batch, float* out);
 /// Their labels as the model's targets (padding rows: class 0).
 Tensor TargetBatch(const DataLayout& layout, const ImageSet& set, std::span<const int64_t> samples);
 

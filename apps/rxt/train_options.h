@@ -17,7 +17,7 @@ struct TrainOptions {
   double lr = 0.001;
   std::optional<double> weight_decay;  // not given: the optimizer's default
   std::optional<double> momentum;
-  std::string schedule = "constant";
+  std::string schedule = "cosine";  // over the whole run: the default that trains best
   int epochs = 5;
   int batch_size = 64;
   uint64_t seed = 0;
@@ -29,6 +29,7 @@ struct TrainOptions {
   std::string backend;  // empty: cpu if a plugin provides it, else reference
   std::string plot;     // an .svg file
   std::string metrics;  // a .json file
+  bool profile = false; // print the time per kernel of one step first
   bool loss_given = false, optimizer_given = false;  // set on the command line (a trainer module has its own)
 
   /// The optimizer's options in the attribute syntax: "lr=0.001, weight_decay=0.01".

@@ -119,6 +119,16 @@ void WriteReports(const TrainOptions& options, const TrainingHistory& history, c
   if (!options.plot.empty()) WritePlotFile(options.plot, history, title);
 }
 
+/// The time per kernel of a step on the first batch (the second of two runs: the first one
+/// also allocates), which changes nothing.
+void PrintStepProfile(Trainer& trainer, const DataLayout& layout, const ImageSet& set) {
+  std::vector<int64_t> samples(std::min(layout.batch, set.count));
+  std::iota(samples.begin(), samples.end(), 0);
+  Tensor x = InputBatch(layout, set, samples), y = TargetBatch(layout, set, samples);
+  trainer.ProfileStep({x}, {y});
+  std::cout << "profile of one training step:\n" << trainer.ProfileStep({x}, {y}).Format() << std::flush;
+}
+
 }  // namespace
 
 void RunTraining(const TrainOptions& options) {
@@ -189,6 +199,7 @@ void RunTraining(const TrainOptions& options) {
     trainer.SetSchedule(schedule, options.lr);
   }
   if (!options.checkpoint_dir.empty()) std::filesystem::create_directories(options.checkpoint_dir);
+  if (options.profile) PrintStepProfile(trainer, layout, data.train);
 
   ProgressBar progress(stderr, IsTerminal(stderr));
   int64_t window = std::max<int64_t>(1, steps_per_epoch / 50);

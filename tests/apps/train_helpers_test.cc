@@ -324,15 +324,23 @@ TEST(TrainBatches, BatchesCopyRowsAndPad) {
   ImageSet set;
   set.count = 3;
   set.pixels.resize(3 * 784);
-  for (size_t i = 0; i < set.pixels.size(); ++i) set.pixels[i] = static_cast<float>(i / 784 + 1);
+  for (size_t i = 0; i < set.pixels.size(); ++i) set.pixels[i] = static_cast<uint8_t>(i / 784 * 100 + i % 2);
   set.labels = {4, 7, 9};
   DataLayout layout{.batch = 4, .input_shape = {4, 784}, .target_dtype = DType::kInt64, .one_hot = false};
   std::vector<int64_t> samples = {2, 0};
   Tensor x = InputBatch(layout, set, samples);
   EXPECT_EQ(x.shape(), (std::vector<int64_t>{4, 784}));
-  EXPECT_EQ(x.GetAsDouble(0), 3.0);
-  EXPECT_EQ(x.GetAsDouble(784), 1.0);
-  EXPECT_EQ(x.GetAsDouble(2 * 784), 0.0);  // padding
+  EXPECT_EQ(x.data_as<float>()[0], 200.0f / 255.0f);  // sample 2, pixel 0: byte 200
+  EXPECT_EQ(x.data_as<float>()[1], 201.0f / 255.0f);
+  EXPECT_EQ(x.data_as<float>()[784], 0.0f);           // sample 0, pixel 0: byte 0
+  EXPECT_EQ(x.data_as<float>()[785], 1.0f / 255.0f);
+  for (int64_t i = 2 * 784; i < 4 * 784; ++i) ASSERT_EQ(x.GetAsDouble(i), 0.0);  // padding
+  EXPECT_EQ(PixelValue(255), 1.0f);
+  // A reused buffer gets its padding rows cleared.
+  std::vector<float> buffer(4 * 784, 7.0f);
+  FillInputBatch(set, samples, 4, buffer.data());
+  EXPECT_EQ(buffer[3 * 784 + 5], 0.0f);
+  EXPECT_EQ(buffer[5], x.data_as<float>()[5]);
   Tensor y = TargetBatch(layout, set, samples);
   EXPECT_EQ(y.GetAsDouble(0), 9);
   EXPECT_EQ(y.GetAsDouble(1), 4);

@@ -275,7 +275,7 @@ double Trainer::learning_rate() const {
   return optim_state_[index].GetAsDouble(0);
 }
 
-void Trainer::SetLearningRate(double lr) {
+void Trainer::WriteLearningRate(double lr) {
   int index = LrIndex();
   if (index < 0) Throw(ErrorCode::kFailedPrecondition, "trainer: the optimizer has no learning-rate state \"lr\"");
   if (!std::isfinite(lr) || lr < 0) Throw(ErrorCode::kInvalidArgument, "trainer: learning rate ", lr, " is not >= 0");
@@ -283,6 +283,10 @@ void Trainer::SetLearningRate(double lr) {
   Tensor value = Tensor::Empty(optim_state_[index].shape(), optim_state_[index].dtype());
   for (int64_t i = 0; i < value.numel(); ++i) value.SetFromDouble(i, lr);
   if (!value.BitwiseEqual(optim_state_[index])) optim_state_[index] = value;
+}
+
+void Trainer::SetLearningRate(double lr) {
+  WriteLearningRate(lr);
   schedule_.reset();
 }
 
@@ -298,10 +302,7 @@ void Trainer::SetSchedule(const LrSchedule& schedule, double base_lr) {
 }
 
 void Trainer::ApplySchedule() {
-  if (!schedule_) return;
-  LrSchedule schedule = *schedule_;
-  SetLearningRate(schedule.LearningRate(base_lr_, step_));
-  schedule_ = schedule;  // SetLearningRate removed it
+  if (schedule_) WriteLearningRate(schedule_->LearningRate(base_lr_, step_));
 }
 
 }  // namespace rxt

@@ -51,8 +51,8 @@ class Random {
 /// Fisher-Yates shuffle of |values| with |rng|.
 template <typename T>
 void Shuffle(std::vector<T>& values, Random& rng) {
-  for (size_t i = values.size(); i > 1; --i) {
-    size_t j = static_cast<size_t>(rng.NextBelow(i));
+  for (std::size_t i = values.size(); i > 1; --i) {
+    std::size_t j = static_cast<std::size_t>(rng.NextBelow(i));
     std::swap(values[i - 1], values[j]);
   }
 }

@@ -127,6 +127,8 @@ class Trainer {
                                const std::vector<Tensor>* targets) const;
   void CheckReady(const std::string& function) const;
   void ApplySchedule();
+  /// Sets the optimizer state "lr" (a new tensor) without touching the schedule.
+  void WriteLearningRate(double lr);
   int LrIndex() const;
 
   TrainerProgram program_;

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Training benchmark (issue 4): rxt's Trainer (bench/train_bench.cc), libtorch and PyTorch (the
+# peers in ../shared/bench: libtorch_mlp and torch_mlp.py) on the same workloads, one process
+# after another in the same run: the seed MLP at 1 and 2 threads, LeNet-5 at 1 and 2 threads.
+# Each process preloads Fashion-MNIST as float32 and times only training; OPENBLAS_CORETYPE is
+# unset and OpenBLAS/OpenMP get the same thread count (../shared/bench/README.md says why).
+#
+#   bench/train.sh [--epochs N] [--only mlp|cnn] [--threads "1 2"]
+#
+# Prints a table of step time (median of the steady state), epoch time, peak RSS and final test
+# accuracy, with the ratios peer / rxt (above 1: rxt is faster or smaller). The RESULT lines are
+# kept in <build>/train-results/. RXT_PEER_BENCH_DIR overrides where the peers are,
+# RXT_BENCH_BUILD_DIR the build directory (build/bench).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+epochs=""
+only="mlp cnn"
+thread_counts="1 2"
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --epochs) epochs="$2"; shift 2 ;;
+    --only) only="$2"; shift 2 ;;
+    --threads) thread_counts="$2"; shift 2 ;;
+    *) echo "usage: bench/train.sh [--epochs N] [--only mlp|cnn] [--threads \"1 2\"]" >&2; exit 2 ;;
+  esac
+done
+peers="${RXT_PEER_BENCH_DIR:-../shared/bench}"
+build="${RXT_BENCH_BUILD_DIR:-build/bench}"
+results="$build/train-results"
+mkdir -p "$results"
+
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRXT_BUILD_BENCH=ON -DRXT_BUILD_TESTS=OFF >/dev/null
+cmake --build "$build" -j2 --target rxt_train_bench
+have_libtorch=0
+if [[ -f "$peers/libtorch/CMakeLists.txt" ]]; then
+  cmake -S "$peers/libtorch" -B "$build/peers" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$build/peers" -j2 && have_libtorch=1
+else
+  echo "note: no libtorch peer in $peers (set RXT_PEER_BENCH_DIR): rxt and PyTorch only" >&2
+fi
+
+# run NAME THREADS COMMAND...: keeps the RESULT line of one process in $results/NAME.json.
+run() {
+  local name="$1" threads="$2"
+  shift 2
+  echo "== $name" >&2
+  env -u OPENBLAS_CORETYPE OPENBLAS_NUM_THREADS="$threads" OMP_NUM_THREADS="$threads" "$@" |
+    tee "$results/$name.log" | grep '^RESULT ' | sed 's/^RESULT //' >"$results/$name.json"
+}
+
+summary=()
+for model in $only; do
+  # The MLP with mean cross entropy and SGD lr 0.1, weight decay 0.01 (stable, unlike the seed's
+  # sum); LeNet-5 as the peers run it (SGD lr 0.01, momentum 0.9, mean).
+  if [[ "$model" == mlp ]]; then
+    args=(--model mlp --reduction mean --lr 0.1 --weight-decay 0.01)
+  else
+    args=(--model cnn)
+  fi
+  if [[ -n "$epochs" ]]; then args+=(--epochs "$epochs"); fi
+  for threads in $thread_counts; do
+    tag="${model}_t${threads}"
+    run "rxt_$tag" "$threads" "$build/bench/rxt_train_bench" "${args[@]}" --threads "$threads"
+    if [[ $have_libtorch == 1 ]]; then
+      run "libtorch_$tag" "$threads" "$build/peers/libtorch_mlp" "${args[@]}" --threads "$threads"
+    fi
+    if [[ -x /usr/bin/python3 && -f "$peers/torch_mlp.py" ]]; then
+      run "pytorch_$tag" "$threads" /usr/bin/python3 "$peers/torch_mlp.py" "${args[@]}" --threads "$threads"
+    fi
+    summary+=("$tag")
+  done
+done
+
+/usr/bin/python3 - "$results" "${summary[@]}" <<'PY'
+import json, os, sys
+results, tags = sys.argv[1], sys.argv[2:]
+def load(name):
+    path = os.path.join(results, name + ".json")
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+print(f"{'workload':<10} {'impl':<9} {'step ms':>8} {'epoch s':>8} {'RSS MB':>8} {'acc':>7}   ratios peer/rxt (step, epoch, RSS)")
+for tag in tags:
+    rxt = load("rxt_" + tag)
+    for impl in ("rxt", "libtorch", "pytorch"):
+        r = load(f"{impl}_{tag}")
+        if r is None:
+            continue
+        line = (f"{tag:<10} {impl:<9} {r['step_median_ms']:8.3f} {r['epoch_median_s']:8.2f} "
+                f"{r['peak_rss_mb']:8.0f} {r['final_test_acc']:7.4f}")
+        if impl != "rxt" and rxt:
+            line += (f"   {r['step_median_ms'] / rxt['step_median_ms']:5.2f}x "
+                     f"{r['epoch_median_s'] / rxt['epoch_median_s']:5.2f}x {r['peak_rss_mb'] / rxt['peak_rss_mb']:5.2f}x")
+        print(line)
+PY
