@@ -2,6 +2,7 @@
 // (docs/cli.md, "rxt train"). The options live here; the run is train_run.cc.
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <memory>
 
 #include "command.h"
@@ -51,6 +52,14 @@ void TrainOptions::Validate() const {
   }
   if (!plot.empty() && (plot.size() < 4 || plot.compare(plot.size() - 4, 4, ".svg") != 0)) {
     Throw(ErrorCode::kInvalidArgument, "--plot '", plot, "': the plot is an SVG image: name the file *.svg");
+  }
+  // Found out now rather than after the first epoch.
+  for (const auto& [option, path] : {std::pair<const char*, const std::string*>{"--plot", &plot}, {"--metrics", &metrics}}) {
+    std::filesystem::path parent = std::filesystem::path(*path).parent_path();
+    std::error_code ec;
+    if (!path->empty() && !parent.empty() && !std::filesystem::is_directory(parent, ec)) {
+      Throw(ErrorCode::kNotFound, option, " '", *path, "': no directory '", parent.string(), "'");
+    }
   }
 }
 

@@ -165,7 +165,8 @@ void RunTraining(const TrainOptions& options) {
                              options.batch_size, ", ", options.loss, " (", options.reduction, ")");
   std::cout << "rxt train: " << model.description << " | " << options.loss << " (" << options.reduction << ") | "
             << options.optimizer << " " << options.OptimizerOptions() << " | schedule " << schedule.ToString()
-            << " | batch " << options.batch_size << " | " << options.epochs << " epochs | seed " << options.seed
+            << " | batch " << options.batch_size << " | " << options.epochs << (options.epochs == 1 ? " epoch" : " epochs")
+            << " | seed " << options.seed
             << "\n";
   std::cout << "data: Fashion-MNIST, " << data.train.count << " training / " << data.test.count << " test images ("
             << data_dir << ")\n";
@@ -248,8 +249,9 @@ void RunTraining(const TrainOptions& options) {
     WriteReports(options, history, title);
   }
   if (!history.epochs.empty()) {
-    std::cout << "final test accuracy " << Percent(history.epochs.back().test_accuracy) << " after "
-              << history.epochs.back().epoch << " epochs\n";
+    int epochs = history.epochs.back().epoch;
+    std::cout << "final test accuracy " << Percent(history.epochs.back().test_accuracy) << " after " << epochs
+              << (epochs == 1 ? " epoch\n" : " epochs\n");
   }
 }
 

@@ -59,6 +59,17 @@ foreach(index 0 1 2)
   endforeach()
 endforeach()
 
+# Nothing left to train: the reports are written again, nothing else happens.
+run_rxt(0 out ${common} --epochs 2 --checkpoint-dir ${WORK_DIR}/a --metrics ${WORK_DIR}/again.json --resume)
+if(NOT out MATCHES "nothing to train: the checkpoint has 3 epochs .--epochs 2.")
+  message(FATAL_ERROR "no 'nothing to train' line:\n${out}")
+endif()
+file(READ ${WORK_DIR}/again.json again)
+string(JSON count LENGTH "${again}" epochs)
+if(NOT count EQUAL 3)
+  message(FATAL_ERROR "again.json has ${count} epochs:\n${again}")
+endif()
+
 # Other settings cannot resume.
 run_rxt(1 out ${common} --epochs 4 --checkpoint-dir ${WORK_DIR}/b --resume --lr 0.02)
 if(NOT out MATCHES "was made with other settings[^\n]*\n  optimizer options: lr=0.01 in the checkpoint, lr=0.02 now")
