@@ -3,6 +3,8 @@
 #   bench/run.sh infer [--threads N] [--backend cpu|reference] [--rounds R] [--iters I]
 # The peer's BLAS (OpenBLAS, under Debian's torch) gets the same thread count and its best
 # kernels: OPENBLAS_CORETYPE is unset (../shared/bench/README.md explains why).
+# Set-up: scripts/bench-setup.sh installs the packages the benchmarks and their peers need
+# (libtorch-dev, python3-torch, libopenblas0-pthread, dataset-fashion-mnist).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-infer}"

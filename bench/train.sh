@@ -11,6 +11,8 @@
 # accuracy, with the ratios peer / rxt (above 1: rxt is faster or smaller). The RESULT lines are
 # kept in <build>/train-results/. RXT_PEER_BENCH_DIR overrides where the peers are,
 # RXT_BENCH_BUILD_DIR the build directory (build/bench).
+# Set-up: scripts/bench-setup.sh installs the packages the benchmarks and their peers need
+# (libtorch-dev, python3-torch, libopenblas0-pthread, dataset-fashion-mnist).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 epochs=""

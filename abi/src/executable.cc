@@ -1,6 +1,12 @@
 // Executables across the ABI: build (legalize + compile), save, load, reference counting.
-#include "runtime_handles.h"
+#include <algorithm>
+#include <string_view>
+
+#include "rxt/exec/available_libraries.h"
 #include "rxt/exec/build.h"
+#include "rxt/plugin/plugin_host.h"
+#include "runtime_handles.h"
+#include "struct_options.h"
 
 namespace {
 
@@ -10,9 +16,69 @@ rxt_executable_t* WrapExecutable(rxt::Executable executable) {
   return handle;
 }
 
+/// rxt_build_options_t -> BuildOptions, loading the plugin search path when no backend is loaded
+/// (the default backend and libraries depend on what plugins provide).
+rxt::BuildOptions ToBuildOptions(const rxt_build_options_t* options) {
+  using rxt::abi_impl::Holds;
+  constexpr const char* kFunction = "rxt_executable_build_with_options";
+  rxt_build_options_t defaults;
+  rxt_build_options_init(&defaults);
+  if (options == nullptr) options = &defaults;
+  rxt::abi_impl::CheckStructSize(*options, kFunction, "rxt_build_options_t");
+  auto field = [&](const auto& value, const auto& fallback) { return Holds(*options, value) ? value : fallback; };
+  const char* backend = field(options->backend, defaults.backend);
+  int32_t opt_level = field(options->opt_level, defaults.opt_level);
+  const char* libraries = field(options->libraries, defaults.libraries);
+  const char* emit_library = field(options->emit_library, defaults.emit_library);
+  if (opt_level < 0 || opt_level > 3) {
+    rxt::Throw(rxt::ErrorCode::kInvalidArgument, kFunction, ": options.opt_level is ", opt_level, "; expected 0 to 3");
+  }
+  rxt::PluginHost& host = rxt::PluginHost::Global();
+  if (host.Items(rxt::PluginItemKind::kBackend).empty()) host.LoadSearchPath();
+  rxt::BuildOptions build;
+  build.backend = backend != nullptr ? backend : rxt::DefaultBackend();
+  build.opt_level = opt_level;
+  if (libraries == nullptr) {
+    build.libraries = rxt::ChooseLoadedLibraries(build.backend).used;
+  } else {
+    std::vector<std::string> requested;
+    std::string_view list = libraries;
+    for (size_t start = 0;;) {
+      size_t comma = std::min(list.find(',', start), list.size());
+      if (comma == start) {
+        rxt::Throw(rxt::ErrorCode::kInvalidArgument, kFunction, ": options.libraries '", libraries,
+                   "' has an empty name");
+      }
+      requested.emplace_back(list.substr(start, comma - start));
+      if (comma == list.size()) break;
+      start = comma + 1;
+    }
+    build.libraries = rxt::ChooseLibraries(build.backend, requested);
+  }
+  if (emit_library != nullptr) build.emit_library = emit_library;
+  return build;
+}
+
 }  // namespace
 
 extern "C" {
+
+void rxt_build_options_init(rxt_build_options_t* options) {
+  if (options == nullptr) return;
+  std::memset(options, 0, sizeof(*options));
+  options->struct_size = sizeof(*options);
+  options->opt_level = 2;
+}
+
+rxt_status_t rxt_executable_build_with_options(const rxt_module_t* module, const rxt_build_options_t* options,
+                                               rxt_executable_t** out_executable) {
+  RXT_API_BEGIN();
+  RXT_CHECK_ARG(module);
+  RXT_CHECK_ARG(out_executable);
+  rxt::Executable exec = rxt::Build(rxt::abi_impl::Unwrap(module), ToBuildOptions(options));
+  *out_executable = WrapExecutable(std::move(exec));
+  RXT_API_END();
+}
 
 rxt_status_t rxt_executable_build(const rxt_module_t* module, const char* backend, rxt_executable_t** out_executable) {
   RXT_API_BEGIN();

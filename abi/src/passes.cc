@@ -4,39 +4,18 @@
 #include "api.h"
 #include "rxt/pass/pass.h"
 #include "rxt/transform/passes.h"
+#include "struct_options.h"
 
 namespace {
 
-/// Whether the caller's struct (of |struct_size| bytes) is large enough to hold |field|.
-template <typename Struct, typename Field>
-bool Holds(const Struct& s, const Field& field) {
-  auto offset = reinterpret_cast<const char*>(&field) - reinterpret_cast<const char*>(&s);
-  return s.struct_size >= static_cast<size_t>(offset) + sizeof(Field);
-}
-
-/// A caller compiled against a newer header may pass a larger struct: fine as long as the
-/// fields this library does not know are zero (their defaults); otherwise refuse rather than
-/// silently ignore an option.
-void CheckUnknownFieldsZero(const rxt_pass_options_t& options) {
-  if (options.struct_size <= sizeof(rxt_pass_options_t)) return;
-  const auto* extra = reinterpret_cast<const unsigned char*>(&options) + sizeof(rxt_pass_options_t);
-  for (size_t i = 0; i < options.struct_size - sizeof(rxt_pass_options_t); ++i) {
-    if (extra[i] != 0) {
-      rxt::Throw(rxt::ErrorCode::kUnimplemented, "rxt_module_run_passes: options set a field this library (ABI ",
-                 RXT_ABI_VERSION, ") does not know");
-    }
-  }
-}
+using rxt::abi_impl::CheckStructSize;
+using rxt::abi_impl::Holds;
 
 rxt::PassContext ToPassContext(const rxt_pass_options_t* options) {
   rxt_pass_options_t defaults;
   rxt_pass_options_init(&defaults);
   if (options == nullptr) options = &defaults;
-  if (options->struct_size < sizeof(size_t)) {
-    rxt::Throw(rxt::ErrorCode::kInvalidArgument, "rxt_module_run_passes: options.struct_size is ",
-               options->struct_size, "; set it to sizeof(rxt_pass_options_t)");
-  }
-  CheckUnknownFieldsZero(*options);
+  CheckStructSize(*options, "rxt_module_run_passes", "rxt_pass_options_t");
   rxt::PassContext context;
   context.opt_level = Holds(*options, options->opt_level) ? options->opt_level : defaults.opt_level;
   context.verify_well_formed_after_each = Holds(*options, options->verify_each) ? options->verify_each != 0 : false;

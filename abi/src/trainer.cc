@@ -142,7 +142,8 @@ void SetTensor(rxt::Trainer& t, rxt_trainer_tensors_t kind, size_t index, const 
   }
 }
 
-/// Borrowed DLPack arguments as tensors (copies), naming |function| and the argument on error.
+/// Borrowed DLPack arguments as tensors (read in place when compact and aligned: the step is
+/// synchronous and never writes them), naming |function| and the argument on error.
 std::vector<rxt::Tensor> Arguments(const char* function, const char* what, DLManagedTensor* const* tensors,
                                    size_t count) {
   if (count > 0 && tensors == nullptr) Throw(ErrorCode::kInvalidArgument, function, ": argument '", what, "' is NULL");
@@ -155,7 +156,7 @@ std::vector<rxt::Tensor> Arguments(const char* function, const char* what, DLMan
             static_cast<int>(kDLCPU), "), got device type ", static_cast<int>(dl.device.device_type));
     }
     try {
-      values.push_back(rxt::CopyFromDLTensor(dl));
+      values.push_back(rxt::BorrowFromDLTensor(dl));
     } catch (const rxt::Error& e) {
       Throw(e.code(), function, ": ", what, " ", i, ": ", e.what());
     }

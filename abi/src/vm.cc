@@ -30,7 +30,9 @@ rxt::Value ToArgument(const std::string& function, size_t index, const DLManaged
                static_cast<int>(dl.device.device_type));
   }
   try {
-    return rxt::Value(rxt::CopyFromDLTensor(dl));
+    // Read in place when the layout allows: the call is synchronous and the VM never writes
+    // its arguments (results are copied out below).
+    return rxt::Value(rxt::BorrowFromDLTensor(dl));
   } catch (const rxt::Error& e) {
     rxt::Throw(e.code(), function, ": argument ", index, ": ", e.what());
   }

@@ -1,10 +1,13 @@
 // rxt build FILE -o OUT.rxtx [--backend NAME]: parse, legalize the remaining op calls, compile
-// to VM bytecode with portable kernels, save the executable.
+// to VM bytecode with portable kernels, save the executable. The plugins of the search path are
+// loaded first: they decide the default backend (cpu if present) and the usable kernel libraries.
 #include <iostream>
 #include <memory>
 
 #include "command.h"
+#include "rxt/exec/available_libraries.h"
 #include "rxt/exec/build.h"
+#include "rxt/plugin/plugin_host.h"
 
 namespace rxt::cli {
 
@@ -12,28 +15,41 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
   struct Options {
     std::string file;
     std::string output;
-    std::string backend = "reference";
+    std::string backend;  // empty: DefaultBackend()
     std::vector<std::string> libraries;
     std::string emit_library;
+    std::vector<std::string> plugins;
+    bool no_search = false;
   };
   auto options = std::make_shared<Options>();
   CLI::App* build = app.add_subcommand("build", "Compile an .rxt file into an executable (.rxtx) for the VM.");
   build->add_option("FILE", options->file, "The .rxt file to compile")->required();
   build->add_option("-o,--output", options->output, "Where to write the executable (OUT.rxtx)")->required();
   build->add_option("--backend", options->backend,
-                    "The backend the executable is built for; 'rxt run' loads it from a plugin")
-      ->capture_default_str();
+                    "The backend the executable is built for; 'rxt run' loads it from a plugin "
+                    "(default: cpu when a plugin provides it, else reference)");
   build->add_option("--library", options->libraries,
                     "Kernel libraries for matmul/conv2d (dnnl), or none; default: the backend's (cpu: dnnl)");
   build->add_option("--emit-library", options->emit_library,
                     "Also compile the kernels ahead of time into this shared library (OUT.so), which 'rxt run' "
                     "then uses without a compiler; needs a backend that can (cpu)")
       ->type_name("OUT.so");
+  build->add_option("--plugin", options->plugins, "Also load the plugin library at PATH (repeatable)")->type_name("PATH");
+  build->add_flag("--no-search-path", options->no_search, "Do not load the plugins of the search path");
   build->footer("Runs the build pipeline first (LegalizeOps, then fusion), so op calls become kernels. Example:\n"
                 "  rxt build examples/my_module.rxt -o my_module.rxtx");
   build->callback([options, &result] {
-    BuildOptions build_options{.backend = options->backend};
-    build_options.libraries = ChooseLibraries(options->backend, options->libraries);
+    PluginHost& host = PluginHost::Global();
+    if (!options->no_search) {
+      for (const Error& failure : host.LoadSearchPath()) std::cerr << "rxt: warning: " << failure.what() << "\n";
+    }
+    for (const std::string& path : options->plugins) host.Load(path);
+    std::string backend = options->backend.empty() ? DefaultBackend() : options->backend;
+    BuildOptions build_options{.backend = backend};
+    // Requested libraries are used as asked ('rxt run' reports one nobody provides); the
+    // backend's defaults only where a plugin provides them.
+    build_options.libraries = options->libraries.empty() ? ChooseLoadedLibraries(backend).used
+                                                         : ChooseLibraries(backend, options->libraries);
     build_options.emit_library = options->emit_library;
     Executable exec = Build(ParseFile(options->file), build_options);
     exec.Save(options->output);

@@ -10,10 +10,10 @@
 
 #include "command.h"
 #include "progress.h"
+#include "rxt/exec/available_libraries.h"
 #include "rxt/exec/build_trainer.h"
 #include "rxt/ir/parser.h"
 #include "rxt/plugin/plugin_kernel_provider.h"
-#include "rxt/runtime/extern.h"
 #include "rxt/runtime/thread_pool.h"
 #include "rxt/train/random.h"
 #include "seed_mlp.h"
@@ -45,25 +45,20 @@ void LoadPlugins(const TrainOptions& options) {
 
 std::string ChooseBackend(const TrainOptions& options) {
   if (!options.backend.empty()) return options.backend;
-  if (PluginHost::Global().Find(PluginItemKind::kBackend, "cpu")) return "cpu";
-  std::cerr << "rxt train: no cpu backend is loaded: using the reference interpreter (slow; see 'rxt plugins')\n";
-  return "reference";
+  std::string backend = DefaultBackend();
+  if (backend != "cpu") {
+    std::cerr << "rxt train: no cpu backend is loaded: using the reference interpreter (slow; see 'rxt plugins')\n";
+  }
+  return backend;
 }
 
 /// The backend's default kernel libraries, keeping only those whose functions are loaded.
 std::vector<std::string> ChooseAvailableLibraries(const std::string& backend) {
-  std::vector<std::string> libraries;
-  std::vector<std::string> externs = ExternRegistry::Global().List();
-  for (const std::string& library : ChooseLibraries(backend)) {
-    bool loaded = std::any_of(externs.begin(), externs.end(),
-                              [&](const std::string& name) { return name.rfind(library + ".", 0) == 0; });
-    if (loaded) {
-      libraries.push_back(library);
-    } else {
-      std::cerr << "rxt train: kernel library '" << library << "' is not loaded: using generated kernels only\n";
-    }
+  LibraryChoice choice = ChooseLoadedLibraries(backend);
+  for (const std::string& library : choice.missing) {
+    std::cerr << "rxt train: kernel library '" << library << "' is not loaded: using generated kernels only\n";
   }
-  return libraries;
+  return choice.used;
 }
 
 struct Model {

@@ -2,6 +2,7 @@
  * with env.linear / env.relu as C callbacks, examples/my_module.rxt built, saved, loaded and run,
  * and every error path. Results are compared with a plain C computation. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "check.h"
@@ -92,6 +93,25 @@ static int env_failing(DLTensor** args, int num_args, void* user_data) {
 }
 
 static int linear_calls = 0;
+
+/* Records where its input's data is, and copies it to its output. */
+static const void* recorded_data = NULL;
+static int env_record(DLTensor** args, int num_args, void* user_data) {
+  (void)user_data;
+  if (num_args != 2) return 1;
+  recorded_data = (const char*)args[0]->data + args[0]->byte_offset;
+  memcpy(args[1]->data, recorded_data, 4 * sizeof(float));
+  return 0;
+}
+
+static const char kRecordModule[] =
+    "def @main(%x: Tensor((4,), float32)) -> Tensor((4,), float32) {\n"
+    "  dataflow {\n"
+    "    %y = call_extern(\"env.record\", (%x,), out_sinfo=Tensor((4,), float32))\n"
+    "    output %y\n"
+    "  }\n"
+    "  return %y\n"
+    "}\n";
 
 static void register_externs(void) {
   CHECK_OK(rxt_extern_register("env.linear", env_linear, &linear_calls, 1));
@@ -405,6 +425,60 @@ static void test_executable_and_backend_errors(void) {
   rxt_module_release(module);
 }
 
+/* Inputs are read in place when compact and 64-byte aligned (zero-copy), else copied first. */
+static void test_inputs_are_read_in_place_when_aligned(void) {
+  rxt_module_t* module = parse(kRecordModule, "record.rxt");
+  rxt_executable_t* exec = NULL;
+  rxt_vm_t* vm = NULL;
+  float* block = (float*)malloc(64 * sizeof(float));
+  float* aligned = (float*)(((uintptr_t)block + 63) & ~(uintptr_t)63);
+  test_tensor_t x;
+  DLManagedTensor* args[1];
+  DLManagedTensor* out[1] = {NULL};
+  int i;
+  CHECK_OK(rxt_extern_register("env.record", env_record, NULL, 1));
+  CHECK_OK(rxt_executable_build(module, NULL, &exec));
+  CHECK_OK(rxt_vm_create(exec, NULL, &vm));
+  tensor_init(&x, 1, 4, 0);
+  for (i = 0; i < 8; ++i) aligned[i] = (float)i;
+  x.managed.dl_tensor.data = aligned;
+  args[0] = &x.managed;
+  CHECK_OK(rxt_vm_invoke(vm, "main", args, 1, out, 1, NULL));
+  CHECK(recorded_data == aligned);
+  if (out[0] != NULL) {
+    CHECK(out[0]->dl_tensor.data != (void*)aligned && ((float*)out[0]->dl_tensor.data)[3] == 3.0f);
+    out[0]->deleter(out[0]);
+    out[0] = NULL;
+  }
+  /* Off the alignment: a copy, with the same values. */
+  x.managed.dl_tensor.data = aligned + 1;
+  CHECK_OK(rxt_vm_invoke(vm, "main", args, 1, out, 1, NULL));
+  CHECK(recorded_data != aligned + 1);
+  if (out[0] != NULL) {
+    CHECK(((float*)out[0]->dl_tensor.data)[0] == 1.0f && ((float*)out[0]->dl_tensor.data)[3] == 4.0f);
+    out[0]->deleter(out[0]);
+    out[0] = NULL;
+  }
+  /* Strided (every other element): a compact copy. */
+  {
+    int64_t strides[1] = {2};
+    x.managed.dl_tensor.data = aligned;
+    x.managed.dl_tensor.strides = strides;
+    CHECK_OK(rxt_vm_invoke(vm, "main", args, 1, out, 1, NULL));
+    CHECK(recorded_data != aligned);
+    if (out[0] != NULL) {
+      CHECK(((float*)out[0]->dl_tensor.data)[1] == 2.0f && ((float*)out[0]->dl_tensor.data)[3] == 6.0f);
+      out[0]->deleter(out[0]);
+    }
+  }
+  for (i = 0; i < 8; ++i) CHECK(aligned[i] == (float)i); /* never written */
+  free(x.data);
+  free(block);
+  rxt_vm_release(vm);
+  rxt_executable_release(exec);
+  rxt_module_release(module);
+}
+
 static void test_null_arguments(void) {
   rxt_vm_t* vm;
   rxt_executable_t* exec = NULL;
@@ -437,6 +511,7 @@ int main(void) {
   RUN(test_argument_errors_name_function_and_argument);
   RUN(test_extern_errors);
   RUN(test_executable_and_backend_errors);
+  RUN(test_inputs_are_read_in_place_when_aligned);
   RUN(test_null_arguments);
   return check_report();
 }

@@ -198,10 +198,33 @@ RXT_API rxt_status_t rxt_plugin_items_list(rxt_plugin_item_kind_t kind, rxt_name
 typedef struct rxt_executable_s rxt_executable_t;
 
 /* Compiles every function of |module| for the backend |backend| (NULL: "reference"), running
- * LegalizeOps first so that remaining op calls become kernels. |module| is unchanged.
+ * LegalizeOps first so that remaining op calls become kernels, with generated kernels only (no
+ * kernel library; rxt_executable_build_with_options chooses more). |module| is unchanged.
  * |*out_executable| must be released by the caller. */
 RXT_API rxt_status_t rxt_executable_build(const rxt_module_t* module, const char* backend,
                                           rxt_executable_t** out_executable);
+/* How rxt_executable_build_with_options builds (the options of `rxt build`). Fill with
+ * rxt_build_options_init, then change fields; fields after struct_size that this library does not
+ * know must be zero. */
+typedef struct rxt_build_options_s {
+  size_t struct_size;       /* sizeof(rxt_build_options_t) */
+  const char* backend;      /* NULL: "cpu" if a loaded plugin provides it (the plugin search path is
+                               loaded first when no backend is loaded), else "reference" */
+  int32_t opt_level;        /* 0: legalize only; 1 and above (default 2): fusion, memory planning */
+  const char* libraries;    /* kernel libraries replacing generated GEMM/convolution kernels, comma-
+                               separated ("dnnl"), or "none"; NULL: the backend's defaults whose
+                               plugin is loaded (cpu: dnnl) */
+  const char* emit_library; /* NULL, or a path: also compile the kernels ahead of time into this
+                               shared library, which the executable names (backend "cpu") */
+} rxt_build_options_t;
+
+/* Fills |options| with the defaults and sets struct_size. */
+RXT_API void rxt_build_options_init(rxt_build_options_t* options);
+/* Like rxt_executable_build, with |options| (NULL: the defaults). RXT_INVALID_ARGUMENT for a bad
+ * opt_level, struct_size or library list; with emit_library: RXT_NOT_FOUND when no plugin
+ * provides the backend, RXT_FAILED_PRECONDITION when it cannot compile ahead of time. */
+RXT_API rxt_status_t rxt_executable_build_with_options(const rxt_module_t* module, const rxt_build_options_t* options,
+                                                       rxt_executable_t** out_executable);
 /* Writes |executable| to |path| (.rxtx). */
 RXT_API rxt_status_t rxt_executable_save(const rxt_executable_t* executable, const char* path);
 /* Reads an executable; RXT_DATA_LOSS naming the file and the problem for a corrupt one,
@@ -242,7 +265,8 @@ RXT_API rxt_status_t rxt_vm_create(const rxt_executable_t* executable, const cha
 RXT_API rxt_vm_t* rxt_vm_retain(rxt_vm_t* vm);
 RXT_API void rxt_vm_release(rxt_vm_t* vm);
 
-/* Calls |function| with |num_inputs| CPU tensors (borrowed: copied, never deleted). The results
+/* Calls |function| with |num_inputs| CPU tensors (borrowed: never deleted nor written; read in
+ * place when compact row-major and 64-byte aligned, else copied first). The results
  * go to |outputs[0..*out_num_outputs)|: one tensor, or one per field of a returned tuple
  * (nested tuples flattened in order). The caller owns each output and calls its deleter.
  * If |capacity| is too small nothing is returned: RXT_OUT_OF_RANGE, and *out_num_outputs (if not

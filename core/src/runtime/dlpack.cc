@@ -126,13 +126,32 @@ Tensor CopyFromDLTensor(const DLTensor& dl) {
   return t;
 }
 
+namespace {
+
+/// The address of |dl|'s first element when it can be used in place (compact, aligned); else 0.
+uintptr_t InPlaceAddress(const DLTensor& dl) {
+  auto address = reinterpret_cast<uintptr_t>(static_cast<const uint8_t*>(dl.data) + dl.byte_offset);
+  return dl.data != nullptr && IsCompact(dl) && address % kAlignment == 0 ? address : 0;
+}
+
+}  // namespace
+
+Tensor BorrowFromDLTensor(const DLTensor& dl) {
+  CheckImportable(dl);
+  uintptr_t address = InPlaceAddress(dl);
+  if (address == 0) return CopyFromDLTensor(dl);
+  std::shared_ptr<std::byte> storage(reinterpret_cast<std::byte*>(address), [](std::byte*) {});
+  return Tensor::FromSharedStorage(std::vector<int64_t>(dl.shape, dl.shape + dl.ndim), FromDLDataType(dl.dtype),
+                                   std::move(storage));
+}
+
 Tensor FromDLPack(DLManagedTensor* managed) {
   if (managed == nullptr) Throw(ErrorCode::kInvalidArgument, "dlpack: null tensor");
   const DLTensor& dl = managed->dl_tensor;
   CheckImportable(dl);
   DType dtype = FromDLDataType(dl.dtype);
-  auto address = reinterpret_cast<uintptr_t>(static_cast<const uint8_t*>(dl.data) + dl.byte_offset);
-  if (IsCompact(dl) && address % kAlignment == 0 && address != 0) {
+  uintptr_t address = InPlaceAddress(dl);
+  if (address != 0) {
     std::vector<int64_t> shape(dl.shape, dl.shape + dl.ndim);
     std::shared_ptr<std::byte> storage(reinterpret_cast<std::byte*>(address), [managed](std::byte*) {
       if (managed->deleter != nullptr) managed->deleter(managed);

@@ -27,5 +27,9 @@ DLManagedTensor* ToDLPack(const Tensor& tensor);
 Tensor FromDLPack(DLManagedTensor* managed);
 /// Copies a borrowed DLTensor (CPU, any strides) into a new tensor.
 Tensor CopyFromDLTensor(const DLTensor& dl);
+/// A tensor reading |dl|'s memory in place (no copy, no ownership: the caller keeps the memory
+/// alive and unchanged while the tensor is used) when it is compact row-major and 64-byte aligned
+/// as FromDLPack requires; otherwise a copy. Throws like CopyFromDLTensor.
+Tensor BorrowFromDLTensor(const DLTensor& dl);
 
 }  // namespace rxt

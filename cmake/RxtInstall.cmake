@@ -1,0 +1,64 @@
+# The installation: what `cmake --install <build> --prefix P` puts where, and the CMake package
+# that lets other projects use it with find_package(rxt CONFIG REQUIRED) (docs/plugins.md,
+# "Out-of-tree plugins"). Included by the top-level CMakeLists.txt after every target exists.
+#
+#   P/bin/rxt                                the command (apps/rxt installs it)
+#   P/lib/librxt.so.1, librxt.so             the C ABI              -> rxt::rxt
+#   P/lib/rxt/plugins/*.so                   the standard plugins   (rxt_add_plugin installs them)
+#   P/include/rxt/*.h, *.hpp                 the public headers     -> rxt::plugin (plugins)
+#   P/include/rxt/plugin_support/*.h         the IR-generator wrapper for C++ plugins
+#   P/lib/librxt_plugin_support.a                                   -> rxt::plugin_support
+#   P/lib/cmake/rxt/                         rxtConfig.cmake, the exported targets, rxt_add_plugin()
+#
+# Every path in the package is relative to the prefix it is found in, so an installation can
+# be moved as a whole (tests/install checks this).
+include_guard(GLOBAL)
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+include(RxtPlugin)  # RXT_PLUGIN_INSTALL_DIR
+
+set(RXT_PACKAGE_INSTALL_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/rxt")
+
+# ---- What plugins build against: the headers (rxt::plugin) and the C++ view of the host's IR
+# table that rxt's own loss and optimizer plugins use (rxt::plugin_support). Neither links
+# anything of rxt: a plugin gets the host's functions when it is loaded.
+add_library(rxt_plugin_headers INTERFACE)
+target_include_directories(rxt_plugin_headers INTERFACE
+  $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/abi/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+target_link_libraries(rxt_plugin_headers INTERFACE dlpack::dlpack)
+set_target_properties(rxt_plugin_headers PROPERTIES EXPORT_NAME plugin)
+
+# A static library of position-independent code with hidden symbols: linked into a plugin
+# module it adds nothing to the plugin's exports. Installed as rxt/plugin_support/ir_generator.h.
+add_library(rxt_plugin_support STATIC ${CMAKE_SOURCE_DIR}/plugins/common/ir_generator.cc)
+target_link_libraries(rxt_plugin_support PUBLIC rxt_plugin_headers PRIVATE $<BUILD_INTERFACE:rxt_build_options>)
+set_target_properties(rxt_plugin_support PROPERTIES
+  EXPORT_NAME plugin_support
+  POSITION_INDEPENDENT_CODE ON
+  ARCHIVE_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/${CMAKE_INSTALL_LIBDIR})
+
+set_target_properties(rxt_abi PROPERTIES EXPORT_NAME rxt)
+
+# ---- Files
+install(TARGETS rxt_abi rxt_plugin_headers rxt_plugin_support EXPORT rxtTargets
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+file(GLOB RXT_PUBLIC_HEADERS CONFIGURE_DEPENDS
+     ${CMAKE_SOURCE_DIR}/abi/include/rxt/*.h ${CMAKE_SOURCE_DIR}/abi/include/rxt/*.hpp)
+install(FILES ${RXT_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rxt)
+install(FILES ${CMAKE_SOURCE_DIR}/plugins/common/ir_generator.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rxt/plugin_support)
+
+# ---- The package
+install(EXPORT rxtTargets NAMESPACE rxt:: DESTINATION ${RXT_PACKAGE_INSTALL_DIR})
+configure_package_config_file(${CMAKE_SOURCE_DIR}/cmake/rxtConfig.cmake.in
+  ${CMAKE_BINARY_DIR}/cmake/rxtConfig.cmake
+  INSTALL_DESTINATION ${RXT_PACKAGE_INSTALL_DIR}
+  PATH_VARS CMAKE_INSTALL_BINDIR CMAKE_INSTALL_INCLUDEDIR RXT_PLUGIN_INSTALL_DIR)
+# 0.x releases: a minor release may change the plugin ABI, so only the same minor matches.
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/cmake/rxtConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/cmake/rxtConfig.cmake ${CMAKE_BINARY_DIR}/cmake/rxtConfigVersion.cmake
+              ${CMAKE_SOURCE_DIR}/cmake/rxtAddPlugin.cmake
+              ${CMAKE_SOURCE_DIR}/cmake/rxtPlugin.map
+        DESTINATION ${RXT_PACKAGE_INSTALL_DIR})

@@ -1,0 +1,57 @@
+# install.setup: installs the build tree, moves the installation, and builds against it.
+#   cmake -DBUILD_DIR=<rxt build> -DSOURCE_DIR=<rxt source> -DWORK_DIR=<scratch> -DGENERATOR=Ninja
+#         -DCXX_COMPILER=<c++> [-DCOMPILER_LAUNCHER=ccache] [-DSANITIZE=address,undefined]
+#         -DIDX_FIXTURE=<rxt_idx_fixture>
+#         -P install_and_build.cmake
+# Leaves in WORK_DIR: prefix/ (the installation, moved there from stage/), lion/lion.so (the
+# example plugin), user/lib/rxt/plugins/lion.so (its install rule's work), lion_check/lion_check
+# and data/ (a tiny Fashion-MNIST look-alike).
+cmake_minimum_required(VERSION 3.25)
+
+# Runs a command; stops with its output if it fails.
+function(run what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT result EQUAL 0)
+    message(FATAL_ERROR "${what} failed (${result}):\n${ARGN}\n-- stdout:\n${out}\n-- stderr:\n${err}")
+  endif()
+endfunction()
+
+file(REMOVE_RECURSE ${WORK_DIR})
+file(MAKE_DIRECTORY ${WORK_DIR})
+
+# Installed under one name, used under another: nothing may depend on the install prefix.
+run("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/stage)
+file(RENAME ${WORK_DIR}/stage ${WORK_DIR}/prefix)
+
+# Projects that know rxt only through its package. Warnings are errors: the example must stay
+# clean with what users compile it with.
+set(configure_args -G ${GENERATOR} -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_BUILD_TYPE=Debug
+    -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_COMPILE_WARNING_AS_ERROR=ON)
+if(COMPILER_LAUNCHER)
+  list(APPEND configure_args -DCMAKE_CXX_COMPILER_LAUNCHER=${COMPILER_LAUNCHER})
+endif()
+# A sanitized librxt.so needs its runtime loaded first: programs linking it are sanitized too.
+if(SANITIZE)
+  list(APPEND configure_args "-DCMAKE_CXX_FLAGS=-fsanitize=${SANITIZE} -fno-omit-frame-pointer"
+       -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=${SANITIZE} -DCMAKE_MODULE_LINKER_FLAGS=-fsanitize=${SANITIZE})
+endif()
+set(names lion lion_check)
+set(sources ${SOURCE_DIR}/examples/plugins/lion ${SOURCE_DIR}/tests/install/lion_check)
+foreach(name source IN ZIP_LISTS names sources)
+  run("configuring ${name}" ${CMAKE_COMMAND} -S ${source} -B ${WORK_DIR}/${name} ${configure_args})
+  run("building ${name}" ${CMAKE_COMMAND} --build ${WORK_DIR}/${name})
+endforeach()
+run("installing lion" ${CMAKE_COMMAND} --install ${WORK_DIR}/lion --prefix ${WORK_DIR}/user)
+if(NOT EXISTS ${WORK_DIR}/user/lib/rxt/plugins/lion.so)
+  message(FATAL_ERROR "rxt_add_plugin's install rule did not put lion.so into ${WORK_DIR}/user/lib/rxt/plugins")
+endif()
+
+# The plugin exports its entry point and nothing else (hidden visibility, rxt_add_plugin).
+find_program(NM nm REQUIRED)
+execute_process(COMMAND ${NM} -D --defined-only ${WORK_DIR}/lion/lion.so OUTPUT_VARIABLE symbols)
+string(REGEX MATCHALL "[A-Za-z] [^ \n]+\n" exported "${symbols}")
+if(NOT exported STREQUAL "T rxt_plugin_entry\n")
+  message(FATAL_ERROR "lion.so should export only rxt_plugin_entry, it exports:\n${symbols}")
+endif()
+
+run("writing the data set" ${IDX_FIXTURE} dataset ${WORK_DIR}/data 64 24)
