@@ -19,10 +19,15 @@ constexpr uint64_t kMaxAllocationBytes = uint64_t{1} << 40;
 
 }  // namespace
 
-ReferenceInterpreter::ReferenceInterpreter(kf::Kernel kernel) : kernel_(std::move(kernel)) {
-  std::string invalid = kf::ValidateKernel(kernel_);
-  if (!invalid.empty()) throw KernelError("invalid kernel '" + kernel_.name + "': " + invalid);
+ReferenceInterpreter::ReferenceInterpreter(kf::Kernel kernel)
+    : kernel_(ValidKernel(std::move(kernel))), binder_(kernel_) {
   Prepare();
+}
+
+kf::Kernel ReferenceInterpreter::ValidKernel(kf::Kernel kernel) {
+  std::string invalid = kf::ValidateKernel(kernel);
+  if (!invalid.empty()) throw KernelError("invalid kernel '" + kernel.name + "': " + invalid);
+  return kernel;
 }
 
 void ReferenceInterpreter::Prepare() {

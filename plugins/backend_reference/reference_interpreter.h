@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "kernel_error.h"
+#include "rxt/kernel_binding.h"
 #include "rxt/kernel_format.h"
 #include "scalar_ops.h"
 
@@ -104,16 +105,13 @@ class ReferenceInterpreter {
     Value constant = IntValue(0);        // kIntImm, kFloatImm
   };
 
+  /// |kernel| if ValidateKernel accepts it; else KernelError with its message.
+  static kernel_format::Kernel ValidKernel(kernel_format::Kernel kernel);
   void Prepare();
   IndexRange PrepareIndices(const std::vector<int32_t>& exprs);
 
   // argument_binding.cc
   void BindArguments(const std::vector<KernelArg>& args, Frame& frame) const;
-  void BindScalar(size_t param, const KernelArg& arg, Frame& frame) const;
-  void BindBuffer(size_t param, const KernelArg& arg, Frame& frame, std::vector<std::string>& bound_by) const;
-  void BindSymbol(int32_t expr, int64_t actual, const std::string& where, Frame& frame,
-                  std::vector<std::string>& bound_by) const;
-  void CheckDerivedDims(size_t param, const Frame& frame) const;
 
   // reference_interpreter.cc
   void Exec(int32_t stmt, Frame& frame) const;
@@ -151,6 +149,7 @@ class ReferenceInterpreter {
   std::string ExprText(int32_t expr, int depth = 0) const;
 
   kernel_format::Kernel kernel_;
+  kernel_binding::KernelBinder binder_;   // argument rules shared with every backend
   std::vector<PreparedExpr> exprs_;       // parallel to kernel_.exprs
   std::vector<IndexRange> stmt_indices_;  // parallel to kernel_.stmts: store indices, block iterator values
   std::vector<PreparedIndex> indices_;    // what the IndexRanges point into

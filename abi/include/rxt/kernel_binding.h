@@ -186,6 +186,12 @@ class KernelBinder {
     return true;
   }
 
+  /// "buffer W (parameter 1)": how messages name buffer parameter |param|.
+  std::string BufferWhat(int32_t param) const {
+    return "buffer " + kernel_.buffers[kernel_.params[param].index].name + " (parameter " + std::to_string(param) +
+           ")";
+  }
+
   /// Parameters whose buffers the kernel stores to.
   const std::vector<int32_t>& written_params() const { return written_params_; }
 
@@ -275,11 +281,6 @@ class KernelBinder {
       if (!IsIntegerOnly(o)) return false;
     }
     return true;
-  }
-
-  std::string BufferWhat(int32_t param) const {
-    return "buffer " + kernel_.buffers[kernel_.params[param].index].name + " (parameter " + std::to_string(param) +
-           ")";
   }
 
   bool BindScalar(const ParamPlan& p, const DLTensor& t, BoundCall& call, std::string& error) const {

@@ -62,7 +62,7 @@ TEST(ArgumentBinding, WrongDTypeRankDeviceOrCountIsAnError) {
             "kernel 'relu0': buffer X (parameter 0): expected float32 but got a tensor of int32");
   EXPECT_EQ(RunError(relu, {x.arg(), flat.arg()}),
             "kernel 'relu0': buffer Y (parameter 1): expected 2 dims but got a tensor with 1 (4,)");
-  EXPECT_EQ(RunError(relu, {x.arg()}), "kernel 'relu0': expects 2 arguments but got 1");
+  EXPECT_EQ(RunError(relu, {x.arg()}), "kernel 'relu0': expected 2 arguments, got 1");
   EXPECT_EQ(RunError(relu, {x.arg(), KernelArg::Int(3)}), "kernel 'relu0': buffer Y (parameter 1): expected a tensor");
   DLTensor on_gpu = *y.dl();
   on_gpu.device = {kDLCUDA, 0};
