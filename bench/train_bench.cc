@@ -6,6 +6,7 @@
 //
 //   rxt_train_bench --model mlp|cnn [--threads N] [--epochs E] [--batch 64] [--lr 0.01]
 //                   [--weight-decay 0.01] [--reduction sum|mean] [--seed 0] [--backend cpu]
+//                   [--profile STEPS]
 //
 // mlp: cross entropy (sum by default), SGD with weight decay, 5 epochs. cnn: LeNet-5, SGD with
 // momentum 0.9, mean cross entropy, 1 epoch. Xavier-uniform weights, zero biases. The data stays
@@ -47,6 +48,7 @@ struct Options {
   double weight_decay = 0.01;
   std::string reduction;  // mlp sum, cnn mean
   uint64_t seed = 0;
+  int profile = 0;  // after training, print the per-kernel profile of this many steady-state steps
 };
 
 Options ParseOptions(int argc, char** argv) {
@@ -62,6 +64,7 @@ Options ParseOptions(int argc, char** argv) {
     else if (k == "--weight-decay") o.weight_decay = std::stod(v);
     else if (k == "--reduction") o.reduction = v;
     else if (k == "--seed") o.seed = std::stoull(v);
+    else if (k == "--profile") o.profile = std::stoi(v);
     else throw std::runtime_error("unknown option " + k);
   }
   if (o.model != "mlp" && o.model != "cnn") throw std::runtime_error("--model is mlp or cnn");
@@ -145,6 +148,13 @@ int Main(int argc, char** argv) {
     std::printf("epoch %d: train_time %.3fs  last_logged_loss %.4f  test_acc %.4f\n", epoch, epoch_s.back(), logged,
                 accs.back());
     std::fflush(stdout);
+  }
+  if (o.profile > 0) {
+    // Steady state: after the epochs, the same batch profiled again and again; the last step's
+    // profile is printed (each ProfileStep resets the counters).
+    Profile profile;
+    for (int i = 0; i < o.profile; ++i) profile = trainer.ProfileStep({xb}, {yb});
+    std::printf("profile of one steady-state step:\n%s", profile.Format().c_str());
   }
   std::vector<double> steady(step_ms.begin() + std::min<size_t>(50, step_ms.size()), step_ms.end());
   double mean = steady.empty() ? 0 : std::accumulate(steady.begin(), steady.end(), 0.0) / steady.size();

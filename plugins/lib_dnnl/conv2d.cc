@@ -1,14 +1,18 @@
-// 2-D convolution through oneDNN primitives (NCHW data, OIHW weight, float32). Creating a
-// primitive costs far more than running a small one, so primitives are cached per shape and
-// parameters; ReLU is a post-op of the primitive, the bias its bias argument.
+// 2-D convolution forward through oneDNN primitives, optionally followed by a max pooling.
+// The caller's tensors are plain (NCHW data, OIHW weight, NCHW output); the primitive picks
+// its own layouts for the weights and output (format_tag::any: blocked on AVX-512, where a
+// plain-layout convolution falls back to a GEMM several times slower), and the plugin reorders
+// into and out of them per call. The data keeps its NCHW layout when it has few channels per
+// group (oneDNN's direct kernels read it as is; left free, it picks NHWC and a slower kernel). The weights are reordered on every call (they are small and change during
+// training); with a pooling the blocked convolution output goes straight into the pooling
+// primitive and only the pooled result is reordered back. ReLU is a post-op, the bias the
+// primitive's bias argument.
 #include <oneapi/dnnl/dnnl.hpp>
 
-#include <map>
-#include <memory>
-#include <mutex>
-#include <tuple>
-
+#include "conv_params.h"
+#include "dnnl_context.h"
 #include "externs.h"
+#include "primitive_cache.h"
 #include "tensor_args.h"
 
 namespace rxt::lib_dnnl {
@@ -16,128 +20,163 @@ namespace {
 
 using dnnl::memory;
 
-struct ConvParams {
-  std::vector<int64_t> data, weight, out;
-  int64_t stride[2], pad[4], dilation[2], groups;
-  bool relu, bias;
+struct PoolWindow {
+  int64_t kernel[2], stride[2], pad[4];
   auto Key() const {
-    return std::make_tuple(data, weight, out, stride[0], stride[1], pad[0], pad[1], pad[2], pad[3], dilation[0],
-                           dilation[1], groups, relu, bias);
+    return std::make_tuple(kernel[0], kernel[1], stride[0], stride[1], pad[0], pad[1], pad[2], pad[3]);
   }
-  bool operator<(const ConvParams& o) const { return Key() < o.Key(); }
+  int64_t OutSize(int axis, int64_t in) const {
+    int64_t span = in + pad[axis] + pad[axis + 2] - kernel[axis];
+    return span < 0 ? 0 : span / stride[axis] + 1;
+  }
 };
 
-struct ConvPrimitive {
-  memory::desc src, weights, bias, dst;
-  dnnl::convolution_forward primitive;
-};
-
-dnnl::engine& Engine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
+PoolWindow ReadPoolWindow(void* const* args, int first) {
+  static const char* const kNames[] = {"pool_h", "pool_w", "pool_stride_h", "pool_stride_w",
+                                       "pool_pad_top", "pool_pad_left", "pool_pad_bottom", "pool_pad_right"};
+  int64_t v[8];
+  for (int i = 0; i < 8; ++i) {
+    v[i] = IntArg(args, first + i, kNames[i]);
+    if (i < 4 ? v[i] < 1 : v[i] < 0) throw ArgumentError(std::string(kNames[i]) + " is " + std::to_string(v[i]));
+  }
+  PoolWindow p;
+  p.kernel[0] = v[0], p.kernel[1] = v[1], p.stride[0] = v[2], p.stride[1] = v[3];
+  for (int i = 0; i < 4; ++i) p.pad[i] = v[4 + i];
+  // oneDNN's max pooling never reads padding, so a window entirely in it has no value.
+  if (p.pad[0] >= p.kernel[0] || p.pad[2] >= p.kernel[0] || p.pad[1] >= p.kernel[1] || p.pad[3] >= p.kernel[1]) {
+    throw ArgumentError("pool padding must be smaller than the pool window");
+  }
+  return p;
 }
 
-std::shared_ptr<ConvPrimitive> CreatePrimitive(const ConvParams& p) {
-  auto dims = [](const std::vector<int64_t>& v) { return memory::dims(v.begin(), v.end()); };
-  auto prim = std::make_shared<ConvPrimitive>();
-  prim->src = memory::desc(dims(p.data), memory::data_type::f32, memory::format_tag::nchw);
-  prim->dst = memory::desc(dims(p.out), memory::data_type::f32, memory::format_tag::nchw);
-  if (p.groups == 1) {
-    prim->weights = memory::desc(dims(p.weight), memory::data_type::f32, memory::format_tag::oihw);
-  } else {
-    memory::dims g = {p.groups, p.weight[0] / p.groups, p.weight[1], p.weight[2], p.weight[3]};
-    prim->weights = memory::desc(g, memory::data_type::f32, memory::format_tag::goihw);
-  }
-  prim->bias = memory::desc({p.out[1]}, memory::data_type::f32, memory::format_tag::x);
-  memory::dims strides = {p.stride[0], p.stride[1]};
-  memory::dims dilates = {p.dilation[0] - 1, p.dilation[1] - 1};  // oneDNN counts the gaps
-  memory::dims pad_l = {p.pad[0], p.pad[1]}, pad_r = {p.pad[2], p.pad[3]};
-  auto desc = p.bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                       dnnl::algorithm::convolution_direct, prim->src, prim->weights,
-                                                       prim->bias, prim->dst, strides, dilates, pad_l, pad_r)
+struct ForwardKey {
+  std::vector<int64_t> data, weight, out, pooled;
+  decltype(ConvWindow{}.Key()) window;
+  decltype(PoolWindow{}.Key()) pool;
+  bool bias, relu;
+  auto Tie() const { return std::tie(data, weight, out, pooled, window, pool, bias, relu); }
+  bool operator<(const ForwardKey& o) const { return Tie() < o.Tie(); }
+};
+
+struct ForwardPrimitive {
+  dnnl::convolution_forward conv;
+  Staging src, weights, dst;  // dst: to the caller's output, or unused with a pooling
+  memory::desc bias;
+  bool pooled = false;
+  dnnl::pooling_forward pool;
+  memory::desc conv_dst;  // the convolution's output layout (the pooling's input)
+  Staging pool_dst;
+};
+
+ForwardPrimitive CreateForward(const ForwardKey& k, const ConvWindow& w, const PoolWindow& pw) {
+  ForwardPrimitive f;
+  memory::desc bias = PlainDesc({k.out[1]});
+  auto desc = k.bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                                       dnnl::algorithm::convolution_direct, SourceDesc(k.data, w.groups),
+                                                       WeightDesc(k.weight, w.groups, true), bias, AnyDesc(k.out),
+                                                       w.Strides(), w.Dilates(), w.PadL(), w.PadR())
                      : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                       dnnl::algorithm::convolution_direct, prim->src, prim->weights,
-                                                       prim->dst, strides, dilates, pad_l, pad_r);
+                                                       dnnl::algorithm::convolution_direct, SourceDesc(k.data, w.groups),
+                                                       WeightDesc(k.weight, w.groups, true), AnyDesc(k.out),
+                                                       w.Strides(), w.Dilates(), w.PadL(), w.PadR());
   dnnl::primitive_attr attr;
-  if (p.relu) {
+  if (k.relu) {
     dnnl::post_ops ops;
     ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
     attr.set_post_ops(ops);
   }
-  prim->primitive = dnnl::convolution_forward(dnnl::convolution_forward::primitive_desc(desc, attr, Engine()));
-  return prim;
+  dnnl::convolution_forward::primitive_desc pd(desc, attr, Engine());
+  f.conv = dnnl::convolution_forward(pd);
+  f.src = Staging::Input(PlainDesc(k.data), pd.src_desc());
+  f.weights = Staging::Input(WeightDesc(k.weight, w.groups, false), pd.weights_desc());
+  f.bias = bias;
+  f.conv_dst = pd.dst_desc();
+  if (k.pooled.empty()) {
+    f.dst = Staging::Output(PlainDesc(k.out), pd.dst_desc());
+    return f;
+  }
+  f.pooled = true;
+  dnnl::pooling_forward::desc pool_desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::pooling_max, f.conv_dst,
+                                        AnyDesc(k.pooled), {pw.stride[0], pw.stride[1]}, {pw.kernel[0], pw.kernel[1]},
+                                        {pw.pad[0], pw.pad[1]}, {pw.pad[2], pw.pad[3]});
+  dnnl::pooling_forward::primitive_desc pool_pd(pool_desc, Engine());
+  f.pool = dnnl::pooling_forward(pool_pd);
+  f.pool_dst = Staging::Output(PlainDesc(k.pooled), pool_pd.dst_desc());
+  return f;
 }
 
-std::shared_ptr<ConvPrimitive> FindPrimitive(const ConvParams& p) {
-  static std::mutex mutex;
-  static std::map<ConvParams, std::shared_ptr<ConvPrimitive>> cache;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = cache.find(p);
-  if (it != cache.end()) return it->second;
-  return cache[p] = CreatePrimitive(p);
+PrimitiveCache<ForwardKey, ForwardPrimitive>& ForwardCache() {
+  static PrimitiveCache<ForwardKey, ForwardPrimitive> cache;
+  return cache;
 }
 
-int64_t OutSize(int64_t in, int64_t kernel, int64_t pad_a, int64_t pad_b, int64_t stride, int64_t dilation) {
-  return (in + pad_a + pad_b - dilation * (kernel - 1) - 1) / stride + 1;
-}
-
-void Conv2dImpl(void* const* args, int num_args, bool has_bias) {
-  const char* name = has_bias ? "dnnl.conv2d_bias" : "dnnl.conv2d";
-  CheckArity(num_args, has_bias ? 14 : 13, name);
+// Scratch slots: 0 src, 1 weights, 2 conv dst, 3 pooled dst.
+void Conv2dImpl(void* const* args, int num_args, bool has_bias, bool has_pool) {
+  const char* name = has_pool ? (has_bias ? "dnnl.conv2d_bias_pool" : "dnnl.conv2d_pool")
+                              : (has_bias ? "dnnl.conv2d_bias" : "dnnl.conv2d");
+  int first = has_bias ? 3 : 2;
+  CheckArity(num_args, first + 10 + (has_pool ? 8 : 0) + 1, name);
   FloatTensor data = FloatArg(args, 0, "argument 0 (data)", 4);
   FloatTensor weight = FloatArg(args, 1, "argument 1 (weight)", 4);
-  int first = has_bias ? 3 : 2;
-  ConvParams p;
-  const char* names[] = {"stride_h", "stride_w", "pad_top", "pad_left", "pad_bottom", "pad_right",
-                         "dilation_h", "dilation_w", "groups", "relu"};
-  int64_t v[10];
-  for (int i = 0; i < 10; ++i) v[i] = IntArg(args, first + i, names[i]);
-  p.stride[0] = v[0], p.stride[1] = v[1];
-  for (int i = 0; i < 4; ++i) p.pad[i] = v[2 + i];
-  p.dilation[0] = v[6], p.dilation[1] = v[7];
-  p.groups = v[8];
-  p.relu = v[9] != 0;
-  p.bias = has_bias;
-  for (int i = 0; i < 10; ++i) {
-    bool positive = i < 2 || i == 6 || i == 7 || i == 8;
-    if (positive ? v[i] < 1 : v[i] < 0) throw ArgumentError(std::string(names[i]) + " is " + std::to_string(v[i]));
-  }
+  ConvWindow w = ConvWindow::Read(args, first);
+  int64_t relu = IntArg(args, first + 9, "relu");
+  if (relu != 0 && relu != 1) throw ArgumentError("relu is " + std::to_string(relu) + ", expected 0 or 1");
+  PoolWindow pw{};
+  if (has_pool) pw = ReadPoolWindow(args, first + 10);
   FloatTensor out = FloatArg(args, num_args - 1, "the output", 4);
-  p.data = data.shape, p.weight = weight.shape, p.out = out.shape;
-  if (data.shape[1] != weight.shape[1] * p.groups || weight.shape[0] % p.groups != 0) {
-    throw ArgumentError("data " + ShapeText(data.shape) + " and weight " + ShapeText(weight.shape) +
-                        " do not match with groups " + std::to_string(p.groups));
-  }
-  std::vector<int64_t> expected = {
-      data.shape[0], weight.shape[0],
-      OutSize(data.shape[2], weight.shape[2], p.pad[0], p.pad[2], p.stride[0], p.dilation[0]),
-      OutSize(data.shape[3], weight.shape[3], p.pad[1], p.pad[3], p.stride[1], p.dilation[1])};
-  if (out.shape != expected) {
-    throw ArgumentError("the output has shape " + ShapeText(out.shape) + ", expected " + ShapeText(expected));
+
+  ForwardKey key{data.shape, weight.shape, {}, {}, w.Key(), pw.Key(), has_bias, relu == 1};
+  std::vector<int64_t> conv_out = {data.shape[0], weight.shape[0], w.OutSize(0, data.shape[2], weight.shape[2]),
+                                   w.OutSize(1, data.shape[3], weight.shape[3])};
+  ConvShapes{data.shape, weight.shape, has_pool ? conv_out : out.shape}.Check(w, name, "argument 0 (data)",
+                                                                             "argument 1 (weight)", "the output");
+  key.out = conv_out;
+  if (has_pool) {
+    std::vector<int64_t> expected = {conv_out[0], conv_out[1], pw.OutSize(0, conv_out[2]), pw.OutSize(1, conv_out[3])};
+    if (out.shape != expected) {
+      throw ArgumentError(std::string(name) + ": the output has shape " + ShapeText(out.shape) + ", expected " +
+                          ShapeText(expected) + " (the pooled convolution output " + ShapeText(conv_out) + ")");
+    }
+    key.pooled = out.shape;
   }
   float* bias = nullptr;
   if (has_bias) {
     FloatTensor bt = FloatArg(args, 2, "argument 2 (bias)", -1);
     if (bt.size() != weight.shape[0]) {
-      throw ArgumentError("bias has " + std::to_string(bt.size()) + " elements, expected " + std::to_string(weight.shape[0]));
+      throw ArgumentError("bias has " + std::to_string(bt.size()) + " elements, expected " +
+                          std::to_string(weight.shape[0]));
     }
     bias = bt.data;
   }
-  if (data.size() == 0 || out.size() == 0) return;
-  std::shared_ptr<ConvPrimitive> prim = FindPrimitive(p);
-  dnnl::engine& engine = Engine();
-  dnnl::stream stream(engine);
-  std::unordered_map<int, memory> margs = {{DNNL_ARG_SRC, memory(prim->src, engine, data.data)},
-                                           {DNNL_ARG_WEIGHTS, memory(prim->weights, engine, weight.data)},
-                                           {DNNL_ARG_DST, memory(prim->dst, engine, out.data)}};
-  if (bias != nullptr) margs.emplace(DNNL_ARG_BIAS, memory(prim->bias, engine, bias));
-  prim->primitive.execute(stream, margs);
-  stream.wait();
+  if (out.size() == 0) return;
+  if (data.size() == 0 || weight.size() == 0) throw ArgumentError(std::string(name) + ": empty data or weight");
+  std::shared_ptr<const ForwardPrimitive> f = ForwardCache().Get(key, [&] { return CreateForward(key, w, pw); });
+
+  std::unordered_map<int, memory> margs;
+  margs.emplace(DNNL_ARG_SRC, StageIn(f->src, data.data, 0));
+  margs.emplace(DNNL_ARG_WEIGHTS, StageIn(f->weights, weight.data, 1));
+  if (bias != nullptr) margs.emplace(DNNL_ARG_BIAS, memory(f->bias, Engine(), bias));
+  if (!f->pooled) {
+    memory dst = StageOutTarget(f->dst, out.data, 2);
+    margs.emplace(DNNL_ARG_DST, dst);
+    Execute(f->conv, margs);
+    StageOutFinish(f->dst, dst, out.data);
+  } else {
+    memory conv_dst(f->conv_dst, Engine(), ScratchBuffer(2, f->conv_dst.get_size()));
+    margs.emplace(DNNL_ARG_DST, conv_dst);
+    Execute(f->conv, margs);
+    memory pooled = StageOutTarget(f->pool_dst, out.data, 3);
+    Execute(f->pool, {{DNNL_ARG_SRC, conv_dst}, {DNNL_ARG_DST, pooled}});
+    StageOutFinish(f->pool_dst, pooled, out.data);
+  }
+  ThreadStream().wait();
 }
 
 }  // namespace
 
-void Conv2d(void* const* args, int num_args) { Conv2dImpl(args, num_args, false); }
-void Conv2dBias(void* const* args, int num_args) { Conv2dImpl(args, num_args, true); }
+void Conv2d(void* const* args, int num_args) { Conv2dImpl(args, num_args, false, false); }
+void Conv2dBias(void* const* args, int num_args) { Conv2dImpl(args, num_args, true, false); }
+void Conv2dPool(void* const* args, int num_args) { Conv2dImpl(args, num_args, false, true); }
+void Conv2dBiasPool(void* const* args, int num_args) { Conv2dImpl(args, num_args, true, true); }
 
 }  // namespace rxt::lib_dnnl

@@ -13,5 +13,16 @@ void MatmulBias(void* const* args, int num_args);
 void Conv2d(void* const* args, int num_args);
 /// dnnl.conv2d_bias(data, weight, bias, sh, sw, pt, pl, pb, pr, dh, dw, groups, relu, out)
 void Conv2dBias(void* const* args, int num_args);
+/// dnnl.conv2d_pool(data, weight, sh, sw, pt, pl, pb, pr, dh, dw, groups, relu,
+///                  ph, pw, psh, psw, ppt, ppl, ppb, ppr, out): the convolution, then max pooling
+void Conv2dPool(void* const* args, int num_args);
+/// dnnl.conv2d_bias_pool(data, weight, bias, ...as dnnl.conv2d_pool..., out)
+void Conv2dBiasPool(void* const* args, int num_args);
+/// dnnl.conv2d_backward_data(dz, weight, sh, sw, pt, pl, pb, pr, dh, dw, groups, ddata)
+void Conv2dBackwardData(void* const* args, int num_args);
+/// dnnl.conv2d_backward_weights(data, dz, sh, sw, pt, pl, pb, pr, dh, dw, groups, dweight)
+void Conv2dBackwardWeights(void* const* args, int num_args);
+/// dnnl.conv2d_backward_weights_bias(data, dz, ...window..., dweight, dbias)
+void Conv2dBackwardWeightsBias(void* const* args, int num_args);
 
 }  // namespace rxt::lib_dnnl

@@ -2,6 +2,7 @@
 // OpenMP pool like rxt's own (RXT_NUM_THREADS, through the host's kernel runtime).
 #include <omp.h>
 
+#include <atomic>
 #include <cstdio>
 #include <exception>
 
@@ -12,9 +13,19 @@ namespace {
 
 using ExternBody = void (*)(void* const* args, int num_args);
 
+// rxt's thread count (0: not known). OpenMP keeps the team size per calling thread, and the VM
+// may call from any thread, so each call sets it where it differs (one compare when it does not).
+std::atomic<int> g_num_threads{0};
+
+void FollowHostThreads() {
+  int n = g_num_threads.load(std::memory_order_relaxed);
+  if (n > 0 && omp_get_max_threads() != n) omp_set_num_threads(n);
+}
+
 template <ExternBody kBody>
 int CallExtern(void* const* args, int num_args, void* /*user_data*/, char* error, size_t error_size) {
   try {
+    FollowHostThreads();
     kBody(args, num_args);
     return 0;
   } catch (const std::exception& e) {
@@ -35,6 +46,11 @@ constexpr ExternEntry kExterns[] = {
     {"dnnl.matmul_bias", CallExtern<rxt::lib_dnnl::MatmulBias>},
     {"dnnl.conv2d", CallExtern<rxt::lib_dnnl::Conv2d>},
     {"dnnl.conv2d_bias", CallExtern<rxt::lib_dnnl::Conv2dBias>},
+    {"dnnl.conv2d_pool", CallExtern<rxt::lib_dnnl::Conv2dPool>},
+    {"dnnl.conv2d_bias_pool", CallExtern<rxt::lib_dnnl::Conv2dBiasPool>},
+    {"dnnl.conv2d_backward_data", CallExtern<rxt::lib_dnnl::Conv2dBackwardData>},
+    {"dnnl.conv2d_backward_weights", CallExtern<rxt::lib_dnnl::Conv2dBackwardWeights>},
+    {"dnnl.conv2d_backward_weights_bias", CallExtern<rxt::lib_dnnl::Conv2dBackwardWeightsBias>},
 };
 
 const rxt_plugin_descriptor_t kPlugin = {
@@ -55,7 +71,7 @@ RXT_PLUGIN_EXPORT const rxt_plugin_descriptor_t* rxt_plugin_entry(uint32_t host_
     if (host->register_extern(host->host, e.name, e.function, nullptr) != RXT_OK) return &kPlugin;  // host reports it
   }
   if (RXT_HOST_API_HAS(host, kernel_runtime) && host->kernel_runtime != nullptr) {
-    omp_set_num_threads(host->kernel_runtime->num_threads);
+    g_num_threads.store(host->kernel_runtime->num_threads, std::memory_order_relaxed);
   }
   return &kPlugin;
 }

@@ -175,6 +175,32 @@ TEST(Trainer, TrainingLowersTheLossAndEvaluateChangesNothing) {
   EXPECT_EQ(trainer->optimizer_state()[step_index].GetAsDouble(0), 60);
 }
 
+// The VM recycles the tensors a step returns once the trainer has replaced them: after two
+// steps, a step takes no storage from the heap. Holding on to every old tensor (so nothing
+// can be recycled) gives the same parameters bit for bit.
+TEST(Trainer, StepsAllocateNoStorageInSteadyState) {
+  auto recycled = LinearTrainer("adam", "lr=0.05");
+  auto fresh = LinearTrainer("adam", "lr=0.05");
+  recycled->InitXavierUniform(7);
+  fresh->InitXavierUniform(7);
+  Tensor x = SampleInputs(), y = SampleTargets();
+  for (int i = 0; i < 3; ++i) recycled->Update({x}, {y});
+  int64_t storage = recycled->num_storage_allocations();
+  for (int i = 0; i < 5; ++i) recycled->Update({x}, {y});
+  EXPECT_EQ(recycled->num_storage_allocations(), storage);
+
+  std::vector<Tensor> kept;
+  for (int i = 0; i < 8; ++i) {
+    kept.push_back(fresh->Update({x}, {y}));
+    for (int p = 0; p < fresh->param_num(); ++p) kept.push_back(fresh->param(p));
+    for (const Tensor& o : fresh->optimizer_state()) kept.push_back(o);
+  }
+  EXPECT_GT(fresh->num_storage_allocations(), storage);
+  for (int p = 0; p < recycled->param_num(); ++p) {
+    EXPECT_TRUE(recycled->param(p).BitwiseEqual(fresh->param(p))) << p;
+  }
+}
+
 TEST(Trainer, LearningRateIsARuntimeValue) {
   auto trainer = LinearTrainer("sgd", "lr=0.05");
   trainer->InitXavierUniform(2);

@@ -103,7 +103,8 @@ int64_t PooledSize(int64_t size, int64_t kernel, int64_t stride, int64_t dilatio
 TEST(NNBackwardNumeric, PoolBackwardSpreadsEachWindowsGradient) {
   const PoolCase cases[] = {{"NCHW", {2, 1, 5, 6}, 2, 2, 2, 1, {0, 0, 0, 0}, false},
                             {"NHWC", {1, 2, 6, 5}, 3, 2, 2, 1, {1, 1, 1, 0}, true},
-                            {"NCHW", {1, 1, 6, 5}, 3, 3, 1, 2, {1, 1, 1, 1}, false}};  // overlapping windows
+                            {"NCHW", {1, 1, 6, 5}, 3, 3, 1, 2, {1, 1, 1, 1}, false},  // overlapping windows
+                            {"NCHW", {1, 2, 5, 7}, 2, 2, 2, 1, {0, 0, 0, 0}, true}};  // tiling, the last ones cut
   uint32_t seed = 80;
   for (const PoolCase& c : cases) {
     Layout l(c.layout);

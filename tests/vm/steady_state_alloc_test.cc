@@ -81,6 +81,42 @@ TEST(SteadyState, AStaticPlanAllocatesNothing) { ExpectNoAllocationInSteadyState
 
 TEST(SteadyState, ReuseSlotsAllocateNothingWhileTheDimsRepeat) { ExpectNoAllocationInSteadyState("(n, 4)"); }
 
+// An update step, the way the Trainer runs @train_step: the result replaces the argument of
+// the next call. The escaping result is recycled: two buffers alternate, none is allocated
+// in steady state, and a result the caller still holds is never written again.
+TEST(SteadyState, ReturnedTensorsAreRecycledOnceTheCallerDropsThem) {
+  ExternRegistry externs;
+  externs.Register("test.plus_one", PlusOne, nullptr);
+  NoKernels provider;
+  VirtualMachine vm(CompileToExecutable(ParseModule(R"(
+def @main(%x: Tensor((3, 4), float32)) -> Tensor((3, 4), float32) {
+  %y = call_extern("test.plus_one", (%x,), out_sinfo=Tensor((3, 4), float32))
+  return %y
+})")),
+                    provider, externs);
+  std::vector<Value> args = {Value(Tensor::Empty({3, 4}, DType::kFloat32))};
+  for (int step = 0; step < 3; ++step) args[0] = vm.Invoke("main", args);
+  int64_t storage = vm.num_storage_allocations();
+  EXPECT_EQ(storage, 2) << "two buffers alternate";
+  const void* previous = args[0].tensor().data();
+  for (int step = 3; step < 10; ++step) {
+    args[0] = vm.Invoke("main", args);
+    EXPECT_NE(args[0].tensor().data(), previous) << "the argument is not the output";
+    previous = args[0].tensor().data();
+  }
+  EXPECT_EQ(vm.num_storage_allocations(), storage);
+  EXPECT_EQ(args[0].tensor().data_as<float>()[5], 10.0f);
+
+  // Held results (a Value, or a Tensor sharing the storage) are not recycled.
+  Value held_value = args[0];
+  Tensor held_tensor = vm.Invoke("main", args).tensor();
+  for (int step = 0; step < 4; ++step) args[0] = vm.Invoke("main", args);
+  EXPECT_EQ(held_value.tensor().data_as<float>()[5], 10.0f);
+  EXPECT_EQ(held_tensor.data_as<float>()[5], 11.0f);
+  EXPECT_EQ(args[0].tensor().data_as<float>()[5], 14.0f);
+  EXPECT_GT(vm.num_storage_allocations(), storage) << "held tensors forced new storage";
+}
+
 TEST(SteadyState, TheCounterSeesAllocations) {
   counting = true;
   auto* p = new std::vector<int>(3);

@@ -24,6 +24,8 @@ std::vector<std::string> BuildPipeline(const BuildOptions& options) {
     // Group fusible kernel calls, then merge each group into one kernel (docs/passes.md).
     passes.push_back("FuseOps");
     passes.push_back("FuseKernels");
+    // After fusion: the merged kernels' loops (RXT_NUM_THREADS threads at run time).
+    passes.push_back("ParallelizeLoops");
   }
   return passes;
 }

@@ -47,7 +47,7 @@ ThreadPool::ThreadPool(int num_threads) : num_threads_(std::max(1, num_threads))
   runtime_.pool = this;
   runtime_.parallel_for = &CParallelFor;
   runtime_.num_threads = num_threads_;
-  for (int i = 1; i < num_threads_; ++i) workers_.emplace_back([this, i] { WorkerLoop(i); });
+  for (int i = 1; i < num_threads_; ++i) workers_.emplace_back([this] { WorkerLoop(); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -59,32 +59,52 @@ ThreadPool::~ThreadPool() {
   for (std::thread& t : workers_) t.join();
 }
 
+// The range is cut into up to kChunksPerThread chunks per thread, claimed one at a time from
+// an atomic counter by the caller and the workers alike: a worker that wakes late (the cores
+// busy with another process, or with a library's own threads) leaves its chunks to the others
+// instead of holding the call. Each iteration runs exactly once whoever claims it, so the
+// results do not depend on the schedule.
 int32_t ThreadPool::ParallelFor(int64_t extent, const std::function<int32_t(int64_t, int64_t)>& body) {
   if (extent <= 0) return 0;
-  int chunks = static_cast<int>(std::min<int64_t>(num_threads_, extent));
+  int chunks = static_cast<int>(std::min<int64_t>(int64_t{num_threads_} * kChunksPerThread, extent));
   std::unique_lock<std::mutex> busy(busy_, std::defer_lock);
-  if (chunks == 1 || t_inside_parallel_body || !busy.try_lock()) return body(0, extent);
+  if (num_threads_ == 1 || chunks == 1 || t_inside_parallel_body || !busy.try_lock()) return body(0, extent);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     body_ = &body;
     extent_ = extent;
     chunks_ = chunks;
-    pending_ = chunks - 1;
+    next_chunk_.store(0, std::memory_order_relaxed);
+    unfinished_ = chunks;
+    in_flight_ = 0;
     first_error_ = 0;
+    job_open_ = true;
     ++generation_;
   }
   work_ready_.notify_all();
   t_inside_parallel_body = true;
-  auto [begin, end] = Chunk(extent, chunks, 0);
-  int32_t own = body(begin, end);
+  RunChunks();
   t_inside_parallel_body = false;
   std::unique_lock<std::mutex> lock(mutex_);
-  work_done_.wait(lock, [this] { return pending_ == 0; });
+  work_done_.wait(lock, [this] { return unfinished_ == 0 && in_flight_ == 0; });
+  job_open_ = false;  // a worker waking from now on finds nothing to do
   body_ = nullptr;
-  return own != 0 ? own : first_error_;
+  return first_error_;
 }
 
-void ThreadPool::WorkerLoop(int worker) {
+void ThreadPool::RunChunks() {
+  for (;;) {
+    int chunk = next_chunk_.fetch_add(1, std::memory_order_relaxed);
+    if (chunk >= chunks_) return;
+    auto [begin, end] = Chunk(extent_, chunks_, chunk);
+    int32_t code = (*body_)(begin, end);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (code != 0 && first_error_ == 0) first_error_ = code;
+    if (--unfinished_ == 0) work_done_.notify_all();
+  }
+}
+
+void ThreadPool::WorkerLoop() {
   uint64_t seen = 0;
   t_inside_parallel_body = true;  // a worker's nested loops run serially
   for (;;) {
@@ -92,14 +112,12 @@ void ThreadPool::WorkerLoop(int worker) {
     work_ready_.wait(lock, [&] { return stopping_ || generation_ != seen; });
     if (stopping_) return;
     seen = generation_;
-    if (worker >= chunks_) continue;  // fewer chunks than threads this time
-    const auto* body = body_;
-    auto [begin, end] = Chunk(extent_, chunks_, worker);
+    if (!job_open_) continue;
+    ++in_flight_;  // the caller waits for this worker before it closes the job
     lock.unlock();
-    int32_t code = (*body)(begin, end);
+    RunChunks();
     lock.lock();
-    if (code != 0 && first_error_ == 0) first_error_ = code;
-    if (--pending_ == 0) work_done_.notify_all();
+    if (--in_flight_ == 0) work_done_.notify_all();
   }
 }
 

@@ -1,10 +1,13 @@
 // The VM's interpreter loop. Each function has a frame per call depth (registers, symbolic-dim
 // slots, DLTensor argument arrays, the memory plan's arena and reuse slots) created on its first
-// call and reused after, so a steady-state call of a planned function allocates only the
-// tensors it returns (and those of symbolic shapes whose dims changed).
+// call and reused after, so a steady-state call of a planned function allocates no storage for
+// its intermediates. The tensors it returns are recycled: each per-call alloc_tensor keeps its
+// last two tensors and hands one out again once the caller has dropped it (a training step
+// whose new parameters replace the old ones alternates between two buffers).
 #include "rxt/runtime/vm.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 
 #include <cstring>
@@ -64,6 +67,9 @@ struct VirtualMachine::Frame {
   std::shared_ptr<std::byte> arena;
   std::vector<Value> arena_values;
   std::vector<Value> reuse_values;
+  // Per instruction (empty unless the function has per-call allocations): the last tensors an
+  // unplanned alloc_tensor made, newest first, to be reused once nothing else holds them.
+  std::vector<std::array<Value, 2>> recycled;
 };
 
 namespace {
@@ -148,6 +154,10 @@ VirtualMachine::Frame& VirtualMachine::AcquireFrame(int function, int depth) {
     }
     frame->arena_values.resize(f.arena_tensors.size());
     frame->reuse_values.resize(f.num_reuse_slots);
+    bool allocates_per_call = std::any_of(f.code.begin(), f.code.end(), [](const Instruction& ins) {
+      return ins.op == Opcode::kAllocTensor && ins.aux == 0;
+    });
+    if (allocates_per_call) frame->recycled.resize(f.code.size());
     frames[depth] = std::move(frame);
   }
   return *frames[depth];
@@ -298,8 +308,19 @@ void VirtualMachine::AllocTensor(const VMFunction& f, const Instruction& ins, Fr
     frame.registers[ins.dst] = slot;
     return;
   }
-  frame.registers[ins.dst] = Value(Tensor::Empty(dims(), dtype));
+  // Per call (the tensor may escape): a recycled tensor that only this frame still holds.
+  std::array<Value, 2>& recycled = frame.recycled[static_cast<size_t>(&ins - f.code.data())];
+  for (Value& old : recycled) {
+    if (old.is_sole_tensor_owner() && old.tensor().dtype() == dtype && old.tensor().shape().size() == n &&
+        std::equal(old.tensor().shape().begin(), old.tensor().shape().end(), frame.dims.begin())) {
+      frame.registers[ins.dst] = old;
+      return;
+    }
+  }
+  recycled[1] = std::move(recycled[0]);
+  recycled[0] = Value(Tensor::Empty(dims(), dtype));
   ++num_storage_allocations_;
+  frame.registers[ins.dst] = recycled[0];
 }
 
 Value VirtualMachine::Run(int function, const Value* args, int num_args, int depth) {

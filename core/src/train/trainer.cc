@@ -238,6 +238,8 @@ Tensor Trainer::Update(const std::vector<Tensor>& inputs, const std::vector<Tens
   return fields[0].tensor();
 }
 
+int64_t Trainer::num_storage_allocations() const { return vm_->num_storage_allocations(); }
+
 Tensor Trainer::Evaluate(const std::vector<Tensor>& inputs, const std::vector<Tensor>& targets) {
   CheckReady("evaluate");
   Value result = vm_->Invoke(kBackboneLoss, Arguments(kBackboneLoss, inputs, &targets));

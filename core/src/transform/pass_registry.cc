@@ -32,6 +32,7 @@ const std::vector<PassEntry>& PassTable() {
       {"LegalizeOps", "Lowers op calls to call_kernel of kernels generated from compute definitions.", LegalizeOps},
       {"FuseOps", "Groups chains of fusible kernel calls into primitive functions (one per future kernel).", FuseOps},
       {"FuseKernels", "Merges each primitive function made by FuseOps into one kernel.", FuseKernels},
+      {"ParallelizeLoops", "Marks outer loops whose iterations write disjoint elements parallel.", ParallelizeLoops},
       {"LegalizeLibraryCalls",
        "Replaces matmul/conv2d (+ bias add + ReLU) by call_extern of a kernel library (option "
        "LegalizeLibraryCalls.libraries, e.g. \"dnnl\").",

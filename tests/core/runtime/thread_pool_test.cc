@@ -1,10 +1,13 @@
 // The thread pool of compiled kernels: chunks cover the range exactly once, errors come back,
-// nested loops run serially, and the C view behaves like the C++ one.
+// nested loops run serially, a late worker holds nothing up, and the C view behaves like the
+// C++ one.
 #include "rxt/runtime/thread_pool.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <cstdlib>
 #include <vector>
 
@@ -45,6 +48,38 @@ TEST(ThreadPoolTest, NestedLoopsRunSeriallyAndComplete) {
     return 0;
   });
   EXPECT_EQ(total.load(), 60);
+}
+
+// A worker held up in its first chunk (as one that wakes late, its core busy elsewhere) does
+// not hold the call up: the caller claims the remaining chunks. With a fixed chunk per thread,
+// the held worker would wait for the caller and the caller for the worker (the wait gives up
+// after 10 s, failing the test).
+TEST(ThreadPoolTest, TheCallerTakesOverTheChunksOfAWorkerThatIsHeldUp) {
+  ThreadPool pool(2);
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<int64_t> done_by_caller{0}, done{0};
+  std::atomic<bool> held_worker{false}, gave_up{false};
+  constexpr int64_t kExtent = 64;
+  EXPECT_EQ(pool.ParallelFor(kExtent, [&](int64_t b, int64_t e) {
+    if (std::this_thread::get_id() != caller && !held_worker.exchange(true)) {
+      auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (done.load() < kExtent - (e - b)) {
+        if (std::chrono::steady_clock::now() > deadline) {
+          gave_up = true;
+          break;
+        }
+        std::this_thread::yield();
+      }
+    }
+    if (std::this_thread::get_id() == caller) done_by_caller += e - b;
+    done += e - b;
+    return 0;
+  }), 0);
+  EXPECT_FALSE(gave_up.load());
+  EXPECT_EQ(done.load(), kExtent);
+  if (held_worker.load()) {
+    EXPECT_GT(done_by_caller.load(), kExtent / 2);
+  }
 }
 
 int32_t AddChunk(void* closure, int64_t begin, int64_t end) {

@@ -23,7 +23,8 @@ TEST(PassRegistry, ListsEveryPassWithAOneLineSummary) {
   std::vector<PassInfo> passes = ListPasses();
   EXPECT_EQ(ListedNames(), (std::set<std::string>{"WellFormed", "Normalize", "DeadCodeElimination",
                                                   "CanonicalizeBindings", "BindParams", "ConvertToDataflow",
-                                                  "LegalizeOps", "FuseOps", "FuseKernels", "LegalizeLibraryCalls",
+                                                  "LegalizeOps", "FuseOps", "FuseKernels", "ParallelizeLoops",
+                                                  "LegalizeLibraryCalls",
                                                   "Gradient", "SimplifyTransposes"}));
   for (const PassInfo& info : passes) {
     EXPECT_FALSE(info.summary.empty()) << info.name;

@@ -34,6 +34,8 @@ class Tensor {
   }
 
   bool defined() const { return storage_ != nullptr; }
+  /// How many tensors (and views) share this tensor's storage, itself included; 0 if undefined.
+  long storage_use_count() const { return storage_.use_count(); }
   DType dtype() const { return dtype_; }
   const std::vector<int64_t>& shape() const { return shape_; }
   int ndim() const { return static_cast<int>(shape_.size()); }

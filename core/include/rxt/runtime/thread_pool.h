@@ -6,6 +6,7 @@
 //   pool.ParallelFor(n, [&](int64_t begin, int64_t end) { ... });   // the caller works too
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -32,17 +33,22 @@ class ThreadPool {
 
   int num_threads() const { return num_threads_; }
 
-  /// Splits [0, extent) into at most num_threads() contiguous chunks and runs |body| on each,
-  /// one chunk on the calling thread; returns the first non-zero code. A call made from inside
-  /// a body (a nested parallel loop), or while another thread uses the pool, runs serially on
-  /// the calling thread.
+  /// Splits [0, extent) into contiguous chunks (a few per thread) and runs |body| on each; the
+  /// calling thread and the workers claim chunks until none is left, so a worker that starts
+  /// late delays nothing. Returns the first non-zero code (in completion order). A call made
+  /// from inside a body (a nested parallel loop), or while another thread uses the pool, runs
+  /// serially on the calling thread.
   int32_t ParallelFor(int64_t extent, const std::function<int32_t(int64_t, int64_t)>& body);
 
   /// The C view of this pool, for compiled kernels.
   const rxt_kernel_runtime_t& runtime() const { return runtime_; }
 
  private:
-  void WorkerLoop(int worker);
+  static constexpr int kChunksPerThread = 4;
+
+  void WorkerLoop();
+  /// Claims and runs chunks of the current job until none is left.
+  void RunChunks();
 
   int num_threads_;
   rxt_kernel_runtime_t runtime_{};
@@ -55,8 +61,11 @@ class ThreadPool {
   const std::function<int32_t(int64_t, int64_t)>* body_ = nullptr;
   int64_t extent_ = 0;
   int chunks_ = 0;
+  std::atomic<int> next_chunk_{0};  // the next chunk to claim
+  int unfinished_ = 0;              // chunks not yet run to the end
+  int in_flight_ = 0;               // workers inside RunChunks
+  bool job_open_ = false;
   uint64_t generation_ = 0;
-  int pending_ = 0;
   int32_t first_error_ = 0;
   bool stopping_ = false;
 };

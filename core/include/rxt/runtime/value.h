@@ -45,6 +45,13 @@ class Value {
   double float_value() const;
   const std::string& string() const;
 
+  /// True when this value is a tensor that nothing else refers to: no other value holds it and
+  /// no other tensor shares its storage (so its memory may be written again).
+  bool is_sole_tensor_owner() const {
+    const auto* held = std::get_if<std::shared_ptr<Tensor>>(&data_);
+    return held != nullptr && held->use_count() == 1 && (*held)->storage_use_count() == 1;
+  }
+
   /// "tensor", "tuple", ...
   static const char* KindName(Kind k);
   /// A short description for messages: "float32 (2, 784)", "(float32 (3,), 4)", "shape(2, 3)", "7".

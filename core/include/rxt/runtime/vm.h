@@ -36,7 +36,8 @@ class VirtualMachine {
 
   /// How many times alloc_tensor has taken storage from the heap: outputs allocated per call,
   /// reuse slots (re)filled, and arenas (one per function and call depth, on its first call).
-  /// A steady-state call of a planned function adds only its escaping outputs (docs/vm.md).
+  /// A steady-state call of a planned function adds nothing once its callers drop the tensors
+  /// it returned two calls before (escaping outputs are recycled; docs/vm.md).
   int64_t num_storage_allocations() const { return num_storage_allocations_; }
 
   /// Starts (and resets) or stops collecting a profile.

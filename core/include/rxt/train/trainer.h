@@ -100,6 +100,10 @@ class Trainer {
   Profile ProfileStep(const std::vector<Tensor>& inputs, const std::vector<Tensor>& targets);
   /// Updates done since initialization (or restored from a checkpoint).
   int64_t step() const { return step_; }
+  /// Tensor storage the VM has taken from the heap so far (VirtualMachine::
+  /// num_storage_allocations): constant from the third Update on, when nothing else holds the
+  /// tensors the steps returned (the parameters alternate between two buffers).
+  int64_t num_storage_allocations() const;
 
   // ---- Learning rate (the optimizer state "lr": changing it recompiles nothing)
   /// kFailedPrecondition if the optimizer has no "lr" state.

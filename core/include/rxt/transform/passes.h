@@ -61,6 +61,11 @@ Pass FuseOps();
 /// shared, kernels left unused by the merge are removed. opt_level 1.
 Pass FuseKernels();
 
+/// Marks the outermost loop of each loop nest of every kernel `parallel` where its iterations
+/// write disjoint elements (spatial loops; never a reduction's, nor one a reduction starts
+/// under). The backend decides at run time whether a loop has enough work for the threads.
+Pass ParallelizeLoops();
+
 /// Replaces op calls a kernel library does better (matmul, nn.conv2d, with a following bias add
 /// and ReLU folded in) by call_extern of the library's functions (docs/libraries.md). Option
 /// LegalizeLibraryCalls.libraries: comma-separated names ("dnnl"); absent: changes nothing.

@@ -7,7 +7,9 @@
 /// The backward ops gather rather than scatter: input element h sums over the window
 /// positions k whose output o (o * stride - pad + k * dilation = h) exists. max_pool2d's
 /// gradient goes to each window's first maximum, found by a stage holding the first window
-/// position equal to the window's maximum.
+/// position equal to the window's maximum; when the windows tile the input (stride = window,
+/// the usual 2x2 pooling) an input element is in one window only and takes its gradient
+/// without a loop over window positions.
 #include <algorithm>
 #include <tuple>
 #include <utility>
@@ -71,6 +73,33 @@ struct Pooling {
     PrimExpr o = FloorDiv(shifted, Int(strides[dim]));
     PrimExpr hit = And(Eq(FloorMod(shifted, Int(strides[dim])), Int(0)), InRange(o, Int(0), extent));
     return {ClampIndex(o, extent), hit};
+  }
+  /// Whether the windows tile the input: stride = window, no dilation, no padding. Then input
+  /// position h is in the window of output h / stride only, at position h % stride.
+  bool WindowsTile() const {
+    return strides == size && dilation == std::array<int64_t, 2>{1, 1} && pad == std::array<int64_t, 4>{0, 0, 0, 0};
+  }
+  /// For tiling windows (WindowsTile) and input element |i|: the output element whose window
+  /// holds it, its row-major position in that window, and whether that output exists (null
+  /// when it always does: the input's dims are known to be covered by |pooled|'s windows).
+  std::tuple<Index, PrimExpr, PrimExpr> TileOfInput(const Index& i, const Dims& pooled, const Dims& in) const {
+    Index o = i;
+    PrimExpr position, exists;
+    for (int dim = 0; dim < 2; ++dim) {
+      int axis = dim == 0 ? layout.h : layout.w;
+      PrimExpr q = FloorDiv(i[axis], Int(strides[dim]));
+      PrimExpr k = i[axis] - q * Int(strides[dim]);
+      position = dim == 0 ? k * Int(size[1]) : position + k;
+      std::optional<int64_t> n = infer::StaticDim(in[axis]), m = infer::StaticDim(pooled[axis]);
+      if (n && m && *n <= *m * strides[dim]) {
+        o[axis] = q;
+        continue;
+      }
+      o[axis] = ClampIndex(q, pooled[axis]);
+      PrimExpr inside = Lt(q, pooled[axis]);
+      exists = exists ? And(exists, inside) : inside;
+    }
+    return {o, position, exists};
   }
   /// For input element |i| and window position |r|: the output element whose window reads
   /// it there, and whether there is one (|out| the output's shape).
@@ -193,6 +222,15 @@ Expr LegalizeMaxPool2dBackward(LegalizeContext& context, const CallNode& call) {
     PrimExpr position = r[0] * Int(p.size[1]) + r[1];
     return Select(Eq(p.Load(data, i, r, LowestValue(out.dtype)), maxima(i)), position, Int(p.size[0] * p.size[1]));
   });
+  if (p.WindowsTile()) {
+    // Each input element lies in one window at most: no reduction over window positions.
+    TensorRef result = kb.Compute("max_pool2d_backward", out.shape, [&](const Index& i) {
+      auto [o, position, exists] = p.TileOfInput(i, pooled, out.shape);
+      PrimExpr mine = Eq(first(o), position);
+      return Select(exists ? And(exists, mine) : mine, grad(o), Zero(out.dtype));
+    });
+    return k.Finish(context, {result});
+  }
   TensorRef result = kb.Reduce("max_pool2d_backward", out.shape, p.Window(), ReduceKind::kSum,
                                [&](const Index& i, const Index& r) {
                                  auto [o, hit] = p.OutputOfInput(i, r, pooled);

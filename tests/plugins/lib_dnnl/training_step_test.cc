@@ -1,0 +1,87 @@
+// One training step of LeNet-5 (examples/lenet.rxt at batch 4, SGD with momentum, mean cross
+// entropy) built with the dnnl library (its convolution gradients as dnnl.conv2d_backward_*
+// calls) and without it gives the same loss and updated parameters on the reference backend.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "reference_provider.h"
+#include "rxt/exec/build_trainer.h"
+#include "rxt/ir/parser.h"
+#include "rxt/plugin/plugin_host.h"
+#include "rxt/train/trainer.h"
+#include "test_util/training_plugins.h"
+
+namespace rxt {
+namespace {
+
+// examples/lenet.rxt with batch 4 instead of 64 (the reference interpreter is slow).
+IRModule SmallLeNet() {
+  std::ifstream in(std::string(RXT_SOURCE_DIR) + "/examples/lenet.rxt");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  for (const std::string from : {"(64, ", "shape(64, "}) {
+    std::string to = from.substr(0, from.size() - 4) + "4, ";
+    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+      text.replace(at, from.size(), to);
+    }
+  }
+  return ParseModule(text, "lenet4.rxt");
+}
+
+std::unique_ptr<Trainer> LeNetTrainer(const std::vector<std::string>& libraries) {
+  TrainerProgram program = BuildTrainerProgram(
+      SmallLeNet(),
+      {.loss = {"cross_entropy", "reduction=\"mean\""},
+       .optimizer = {"momentum", "lr=0.05, momentum=0.9"},
+       .plugins = &test::TrainingPlugins()},
+      {.backend = "reference", .opt_level = 0, .libraries = libraries});
+  auto trainer = std::make_unique<Trainer>(std::move(program), std::make_shared<testing::ReferenceKernelProvider>());
+  trainer->InitXavierUniform(3);
+  return trainer;
+}
+
+std::vector<std::string> ExternNames(const Trainer& trainer) {
+  std::vector<std::string> names;
+  for (const auto& e : trainer.program().executable.externs) names.push_back(e);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST(LibraryTraining, LeNetStepSameWithDnnl) {
+  PluginHost::Global().Load(RXT_LIB_DNNL_PLUGIN);
+  std::unique_ptr<Trainer> with = LeNetTrainer({"dnnl"}), without = LeNetTrainer({});
+  std::vector<std::string> externs = ExternNames(*with);
+  for (const char* name : {"dnnl.conv2d_backward_data", "dnnl.conv2d_backward_weights_bias", "dnnl.conv2d_bias",
+                           "dnnl.matmul", "dnnl.matmul_bias"}) {
+    EXPECT_NE(std::find(externs.begin(), externs.end(), name), externs.end()) << name;
+  }
+  EXPECT_TRUE(ExternNames(*without).empty());
+
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<float> pixel(0.0f, 1.0f);
+  Tensor x = Tensor::Empty({4, 1, 28, 28}, DType::kFloat32);
+  for (int64_t i = 0; i < x.numel(); ++i) x.data_as<float>()[i] = pixel(rng);
+  Tensor y = Tensor::FromVector<int64_t>({4}, DType::kInt64, {3, 0, 9, 5});
+  for (int step = 0; step < 2; ++step) {  // the second step also checks the momentum state
+    float loss_with = static_cast<float>(with->Update({x}, {y}).GetAsDouble(0));
+    float loss_without = static_cast<float>(without->Update({x}, {y}).GetAsDouble(0));
+    EXPECT_NEAR(loss_with, loss_without, 1e-4f * (1 + std::abs(loss_without))) << "step " << step;
+  }
+  for (int p = 0; p < with->param_num(); ++p) {
+    const Tensor& a = with->param(p);
+    const Tensor& b = without->param(p);
+    ASSERT_EQ(a.shape(), b.shape());
+    for (int64_t i = 0; i < a.numel(); ++i) {
+      float u = a.data_as<float>()[i], v = b.data_as<float>()[i];
+      ASSERT_NEAR(u, v, 1e-4f * (1 + std::abs(v))) << "parameter " << p << " at " << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rxt
