@@ -4,6 +4,7 @@
 // "RESULT {json}"; the ratio is libtorch time / rxt time (above 1: rxt is faster).
 //
 //   bench/run.sh infer --threads 1        (builds in Release and sets the peer's BLAS threads)
+//   bench/run.sh infer --profile 1000     (also the VM's per-kernel profile of 1000 calls each)
 #include <torch/torch.h>
 
 #include <cstdio>
@@ -27,6 +28,7 @@ struct Options {
   int threads = 1;
   int rounds = 30;
   int iters = 50;
+  int profile = 0;  // after timing, print the VM profile of this many calls per workload
 };
 
 Options ParseOptions(int argc, char** argv) {
@@ -37,7 +39,8 @@ Options ParseOptions(int argc, char** argv) {
     else if (k == "--threads") o.threads = std::stoi(v);
     else if (k == "--rounds") o.rounds = std::stoi(v);
     else if (k == "--iters") o.iters = std::stoi(v);
-    else throw std::runtime_error("unknown option " + k + " (--backend, --threads, --rounds, --iters)");
+    else if (k == "--profile") o.profile = std::stoi(v);
+    else throw std::runtime_error("unknown option " + k + " (--backend, --threads, --rounds, --iters, --profile)");
   }
   return o;
 }
@@ -164,6 +167,12 @@ int Main(int argc, char** argv) {
     json << ", \"" << w.name << "\": {\"rxt_median_us\": " << ours_us << ", \"rxt_min_us\": " << Min(t.a_us)
          << ", \"libtorch_median_us\": " << theirs_us << ", \"libtorch_min_us\": " << Min(t.b_us)
          << ", \"ratio\": " << theirs_us / ours_us << ", \"max_abs_diff\": " << diff << "}";
+    if (options.profile > 0) {
+      vm.SetProfiling(true);
+      for (int i = 0; i < options.profile; ++i) vm.Invoke("backbone", args);
+      std::printf("profile of %d calls of %s:\n%s\n", options.profile, w.name.c_str(), vm.GetProfile().Format().c_str());
+      vm.SetProfiling(false);
+    }
     if (diff > 1e-3) {
       std::fprintf(stderr, "error: %s: rxt and libtorch disagree (max |diff| %g)\n", w.name.c_str(), diff);
       return 1;
