@@ -39,6 +39,37 @@ TEST(ManipulateNumeric, ReshapeAndFlattenKeepRowMajorOrder) {
   EXPECT_EQ(out[0].data, y.data);
 }
 
+// Static shapes are mapped group by group (dims of equal element count): merges, splits, dims
+// of 1, groups that both merge and split, and to and from a scalar all keep row-major order.
+TEST(ManipulateNumeric, ReshapeOfStaticShapesKeepsRowMajorOrder) {
+  struct Case {
+    const char* in;
+    const char* shape;
+    Shape out;
+  };
+  for (const Case& c : std::vector<Case>{{"(4, 16, 5, 5)", "shape(4, 400)", {4, 400}},        // LeNet's flatten
+                                         {"(4, 400)", "shape(4, 16, 5, 5)", {4, 16, 5, 5}},   // its gradient
+                                         {"(1, 6, 1, 4)", "shape(6, 4, 1)", {6, 4, 1}},       // dims of 1
+                                         {"(6, 4)", "shape(4, 6)", {4, 6}},                   // merge and split at once
+                                         {"(2, 3, 4)", "shape(3, 2, 2, 2)", {3, 2, 2, 2}},
+                                         {"(1,)", "shape()", {}},
+                                         {"()", "shape(1, 1)", {1, 1}}}) {
+    SCOPED_TRACE(std::string(c.in) + " -> " + c.shape);
+    std::string in = c.in;
+    Shape in_shape;
+    for (size_t pos = 1; pos < in.size() - 1;) {
+      size_t end = in.find_first_of(",)", pos);
+      std::string dim = in.substr(pos, end - pos);
+      if (dim.find_first_not_of(' ') != std::string::npos) in_shape.push_back(std::stoll(dim));
+      pos = end + 1;
+    }
+    Array x = Random(in_shape, kF32, 9);
+    std::vector<Array> out = RunOp("%x: Tensor(" + in + ", float32)", std::string("reshape(%x, ") + c.shape + ")", {x});
+    EXPECT_EQ(out[0].shape, c.out);
+    EXPECT_EQ(out[0].data, x.data);
+  }
+}
+
 TEST(ManipulateNumeric, BroadcastTo) {
   Array x = Random({3, 1}, kF32, 5);
   std::vector<Array> out = RunOp("%x: Tensor((3, 1), float32)", "broadcast_to(%x, shape(2, 3, 4))", {x});

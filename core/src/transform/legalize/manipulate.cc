@@ -34,8 +34,54 @@ Expr LegalizePermuteDims(LegalizeContext& context, const CallNode& call) {
   });
 }
 
+/// Splits static |in| and |out| dims into consecutive groups of equal element count: (64, 16, 5,
+/// 5) -> (64, 400) gives {[0], [0]} and {[1, 3], [1, 2]} (half-open ranges). Empty when a dim is
+/// symbolic or zero, or the products never meet.
+struct DimGroup {
+  size_t in_begin, in_end, out_begin, out_end;
+};
+std::vector<DimGroup> MatchingGroups(const Dims& in, const Dims& out) {
+  std::vector<int64_t> a, b;
+  for (const PrimExpr& d : in) a.push_back(infer::StaticDim(d).value_or(0));
+  for (const PrimExpr& d : out) b.push_back(infer::StaticDim(d).value_or(0));
+  if (std::count(a.begin(), a.end(), 0) > 0 || std::count(b.begin(), b.end(), 0) > 0) return {};
+  std::vector<DimGroup> groups;
+  size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    DimGroup g{i, i, j, j};
+    int64_t pa = 1, pb = 1;
+    // Dims of 1 join the current group; a group closes when both products are equal.
+    do {
+      if (pa <= pb && g.in_end < a.size()) {
+        pa *= a[g.in_end++];
+      } else if (g.out_end < b.size()) {
+        pb *= b[g.out_end++];
+      } else {
+        return {};
+      }
+    } while (pa != pb || (g.in_end < a.size() && a[g.in_end] == 1) || (g.out_end < b.size() && b[g.out_end] == 1));
+    groups.push_back(g);
+    i = g.in_end, j = g.out_end;
+  }
+  return groups;
+}
+
+/// Row-major reshape: the position in |out| read back in |x|'s shape. With static shapes each
+/// group of dims is mapped on its own, so merged dims cost a sum and only split dims divide
+/// (flattening (64, 16, 5, 5) to (64, 400) divides 400's index, not the whole position).
 Index ThroughRowMajor(const TensorRef& x, const Dims& out, const Index& i) {
-  return UnravelIndex(FlatIndex(i, out), x.shape());
+  std::vector<DimGroup> groups = MatchingGroups(x.shape(), out);
+  if (groups.empty()) return UnravelIndex(FlatIndex(i, out), x.shape());
+  Index in;
+  for (const DimGroup& g : groups) {
+    Index out_part(i.begin() + g.out_begin, i.begin() + g.out_end);
+    Dims out_dims(out.begin() + g.out_begin, out.begin() + g.out_end);
+    Dims in_dims(x.shape().begin() + g.in_begin, x.shape().begin() + g.in_end);
+    PrimExpr flat = out_part.size() == 1 ? out_part[0] : FlatIndex(out_part, out_dims);
+    Index in_part = in_dims.size() == 1 ? Index{flat} : UnravelIndex(flat, in_dims);
+    in.insert(in.end(), in_part.begin(), in_part.end());
+  }
+  return in;
 }
 
 Expr LegalizeBroadcastTo(LegalizeContext& context, const CallNode& call) {
