@@ -5,6 +5,7 @@
 //
 //   bench/run.sh infer --threads 1        (builds in Release and sets the peer's BLAS threads)
 //   bench/run.sh infer --profile 1000     (also the VM's per-kernel profile of 1000 calls each)
+//   bench/run.sh infer --library none     (generated kernels only, no oneDNN)
 #include <torch/torch.h>
 
 #include <cstdio>
@@ -29,6 +30,7 @@ struct Options {
   int rounds = 30;
   int iters = 50;
   int profile = 0;  // after timing, print the VM profile of this many calls per workload
+  std::vector<std::string> libraries;  // empty: the backend's default (cpu: dnnl)
 };
 
 Options ParseOptions(int argc, char** argv) {
@@ -40,7 +42,8 @@ Options ParseOptions(int argc, char** argv) {
     else if (k == "--rounds") o.rounds = std::stoi(v);
     else if (k == "--iters") o.iters = std::stoi(v);
     else if (k == "--profile") o.profile = std::stoi(v);
-    else throw std::runtime_error("unknown option " + k + " (--backend, --threads, --rounds, --iters, --profile)");
+    else if (k == "--library") o.libraries.push_back(v);
+    else throw std::runtime_error("unknown option " + k + " (--backend, --threads, --rounds, --iters, --profile, --library)");
   }
   return o;
 }
@@ -135,7 +138,7 @@ int Main(int argc, char** argv) {
   for (const Error& e : PluginHost::Global().LoadSearchPath()) std::cerr << "warning: " << e.what() << "\n";
   PluginKernelProvider provider = PluginKernelProvider::Find(options.backend);
   BuildOptions build{.backend = options.backend};
-  build.libraries = ChooseLibraries(options.backend);
+  build.libraries = ChooseLibraries(options.backend, options.libraries);
 
   std::mt19937 rng(1);
   std::vector<Workload> workloads;
