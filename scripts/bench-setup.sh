@@ -19,28 +19,6 @@ packages=(
   dataset-fashion-mnist # the data every benchmark trains on (gzip IDX in /usr/share/datasets/fashion-mnist)
 )
 
-missing=()
-for package in "${packages[@]}"; do
-  status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
-  if [[ "$status" != "install ok installed" ]]; then
-    missing+=("$package")
-  fi
-done
-
-if ((${#missing[@]} == 0)); then
-  echo "bench-setup: all ${#packages[@]} benchmark packages are installed"
-  exit 0
-fi
-
-if ((EUID == 0)); then
-  as_root=()
-elif command -v sudo >/dev/null; then
-  as_root=(sudo)
-else
-  echo "bench-setup: run as root or install sudo; missing packages: ${missing[*]}" >&2
-  exit 1
-fi
-
-echo "bench-setup: installing ${missing[*]}"
-"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
-"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+# shellcheck source=apt_install.sh
+source scripts/apt_install.sh  # the working directory is the repository (cd above)
+apt_install bench-setup "${packages[@]}"

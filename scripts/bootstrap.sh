@@ -34,29 +34,6 @@ packages=(
   python3-numpy         # reference results in tests, DLPack interop of the Python bindings
 )
 
-missing=()
-for package in "${packages[@]}"; do
-  status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
-  if [[ "$status" != "install ok installed" ]]; then
-    missing+=("$package")
-  fi
-done
-
-if ((${#missing[@]} == 0)); then
-  echo "bootstrap: all ${#packages[@]} packages are installed"
-  exit 0
-fi
-
-if ((EUID == 0)); then
-  as_root=()
-elif command -v sudo >/dev/null; then
-  as_root=(sudo)
-else
-  echo "bootstrap: run as root or install sudo; missing packages: ${missing[*]}" >&2
-  exit 1
-fi
-
-echo "bootstrap: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
-"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+# shellcheck source=apt_install.sh
+source "$(dirname "${BASH_SOURCE[0]}")/apt_install.sh"
+apt_install bootstrap "${packages[@]}"
