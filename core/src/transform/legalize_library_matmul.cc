@@ -43,16 +43,17 @@ std::optional<Replacement> MatchDnnlMatmul(const BlockView& view, size_t root, B
   std::vector<size_t> chain;
   std::optional<size_t> ta_at = ta->ndim == 2 ? FoldableTranspose(view, a, root) : std::nullopt;
   std::optional<size_t> tb_at = FoldableTranspose(view, b, root);
-  if (ta_at && ta_at == tb_at) tb_at.reset();  // matmul(t, t): fold one
+  const bool fold_b = tb_at.has_value() && tb_at != ta_at;  // matmul(t, t): fold one
   if (ta_at) {
     a = OpCall(view.bindings[*ta_at].value, "permute_dims")->args[0];
     flags |= 1;
     chain.push_back(*ta_at);
   }
-  if (tb_at) {
-    b = OpCall(view.bindings[*tb_at].value, "permute_dims")->args[0];
+  if (fold_b) {
+    size_t at = tb_at.value_or(0);  // value_or: GCC 12 at -O2 thinks *tb_at may be uninitialized
+    b = OpCall(view.bindings[at].value, "permute_dims")->args[0];
     flags |= 2;
-    chain.push_back(*tb_at);
+    chain.push_back(at);
   }
   chain.push_back(root);
   chain.insert(chain.end(), epilogue.chain.begin(), epilogue.chain.end());
