@@ -92,23 +92,8 @@ static void check_mlp_run(rxt_vm_t* vm, const mlp_t* m) {
   }
 }
 
-static char* read_file(const char* path) {
-  FILE* file = fopen(path, "rb");
-  char* text;
-  long size;
-  if (file == NULL) return NULL;
-  fseek(file, 0, SEEK_END);
-  size = ftell(file);
-  fseek(file, 0, SEEK_SET);
-  text = (char*)malloc((size_t)size + 1);
-  if (fread(text, 1, (size_t)size, file) != (size_t)size) size = 0;
-  text[size] = '\0';
-  fclose(file);
-  return text;
-}
-
 static rxt_module_t* mlp_module(void) {
-  char* text = read_file(RXT_SOURCE_DIR "/examples/mlp.rxt");
+  char* text = check_read_file(RXT_SOURCE_DIR "/examples/mlp.rxt");
   rxt_module_t* module = NULL;
   CHECK(text != NULL);
   if (text == NULL) return NULL;

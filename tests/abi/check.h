@@ -7,6 +7,7 @@
 #define RXT_TESTS_ABI_CHECK_H_
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rxt/rxt.h"
@@ -61,6 +62,24 @@ static inline void check_error(rxt_status_t status, rxt_code_t code, const char*
     test();                            \
     fprintf(stderr, "%s %s\n", check_failures == before_ ? "[ OK ]" : "[FAIL]", #test); \
   } while (0)
+
+/* The whole file at |path| as a NUL-terminated string (free it), or NULL if it cannot be read. */
+static inline char* check_read_file(const char* path) {
+  FILE* file = fopen(path, "rb");
+  char* text;
+  long size;
+  if (file == NULL) return NULL;
+  fseek(file, 0, SEEK_END);
+  size = ftell(file);
+  fseek(file, 0, SEEK_SET);
+  text = (char*)malloc((size_t)size + 1);
+  if (text != NULL) {
+    if (fread(text, 1, (size_t)size, file) != (size_t)size) size = 0;
+    text[size] = '\0';
+  }
+  fclose(file);
+  return text;
+}
 
 static inline int check_report(void) {
   fprintf(stderr, "%d checks, %d failed\n", check_count, check_failures);

@@ -244,23 +244,8 @@ static void test_tuple_result_gives_several_outputs(void) {
   rxt_vm_release(vm);
 }
 
-static char* read_file(const char* path) {
-  FILE* file = fopen(path, "rb");
-  char* text;
-  long size;
-  if (file == NULL) return NULL;
-  fseek(file, 0, SEEK_END);
-  size = ftell(file);
-  fseek(file, 0, SEEK_SET);
-  text = (char*)malloc((size_t)size + 1);
-  if (fread(text, 1, (size_t)size, file) != (size_t)size) size = 0;
-  text[size] = '\0';
-  fclose(file);
-  return text;
-}
-
 static void test_my_module_build_save_load_run(void) {
-  char* text = read_file(RXT_SOURCE_DIR "/examples/my_module.rxt");
+  char* text = check_read_file(RXT_SOURCE_DIR "/examples/my_module.rxt");
   rxt_module_t* module;
   rxt_executable_t* built = NULL;
   rxt_executable_t* loaded = NULL;
@@ -412,7 +397,7 @@ static void test_executable_and_backend_errors(void) {
     CHECK_OK(rxt_executable_build(module, NULL, &good));
     CHECK_OK(rxt_executable_save(good, RXT_TEST_TMP_DIR "/cut.rxtx"));
     rxt_executable_release(good);
-    bytes = read_file(RXT_TEST_TMP_DIR "/cut.rxtx");
+    bytes = check_read_file(RXT_TEST_TMP_DIR "/cut.rxtx");
     file = fopen(RXT_TEST_TMP_DIR "/cut.rxtx", "wb");
     if (bytes != NULL && file != NULL) fwrite(bytes, 1, 40, file);
     if (file != NULL) fclose(file);
