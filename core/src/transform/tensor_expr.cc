@@ -251,9 +251,12 @@ Index BroadcastIndex(const Index& out_index, const std::vector<PrimExpr>& out_sh
   size_t offset = out_shape.size() - in_shape.size();
   Index in_index;
   for (size_t k = 0; k < in_shape.size(); ++k) {
-    int64_t size = 0;
+    int64_t size = 0, out_size = 0;
     bool is_one = GetConstInt(in_shape[k], &size) && size == 1;
-    in_index.push_back(is_one ? Int(0) : out_index[offset + k]);
+    // Where the output dim is 1 too, its index (always 0) keeps the element identity visible:
+    // a fused kernel that reads back what it wrote stays recognisably elementwise.
+    bool out_is_one = GetConstInt(out_shape[offset + k], &out_size) && out_size == 1;
+    in_index.push_back(is_one && !out_is_one ? Int(0) : out_index[offset + k]);
   }
   return in_index;
 }

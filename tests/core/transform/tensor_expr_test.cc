@@ -262,6 +262,10 @@ TEST(TensorExprHelpers, IndexMaps) {
   EXPECT_EQ(in[0], a);
   EXPECT_TRUE(StructuralEqual(in[1], IntImm(0)));
   EXPECT_EQ(in[2], c);
+  // A dim of 1 in the output too keeps the output's index (the same element, visibly).
+  in = BroadcastIndex({a, b}, {IntImm(1), IntImm(4)}, {IntImm(1), IntImm(4)});
+  EXPECT_EQ(in[0], a);
+  EXPECT_EQ(in[1], b);
   // Row-major positions: (a, b) in (n, 3) is a * 3 + b, and back.
   PrimExpr flat = FlatIndex({a, b}, {n, IntImm(3)});
   EXPECT_TRUE(StructuralEqual(flat, a * IntImm(3) + b));
