@@ -2,35 +2,12 @@
 // reference interpreter: every result bit for bit, on random inputs and on the edge cases of
 // each type (wrap-around, division by -1 and 0, NaN, infinities, rounding of 16-bit floats).
 #include "cpu_test_util.h"
+#include "scalar_test_kernels.h"
 
 namespace rxt::backend_cpu::testing {
 namespace {
 
-std::string WithDType(std::string text, const std::string& dtype) {
-  for (size_t at = text.find("$T"); at != std::string::npos; at = text.find("$T", at)) text.replace(at, 2, dtype);
-  return text;
-}
 
-const char* kArithmetic = R"(
-kernel @ops(A: Buffer((n,), $T), B: Buffer((n,), $T), Out: Buffer((8, n), $T), Cmp: Buffer((6, n), bool)) {
-  for i in range(n) {
-    Out[0, i] = A[i] + B[i]
-    Out[1, i] = A[i] - B[i]
-    Out[2, i] = A[i] * B[i]
-    Out[3, i] = A[i] / B[i]
-    Out[4, i] = floordiv(A[i], B[i])
-    Out[5, i] = floormod(A[i], B[i])
-    Out[6, i] = min(A[i], B[i])
-    Out[7, i] = max(A[i], B[i])
-    Cmp[0, i] = A[i] == B[i]
-    Cmp[1, i] = A[i] != B[i]
-    Cmp[2, i] = A[i] < B[i]
-    Cmp[3, i] = A[i] <= B[i]
-    Cmp[4, i] = A[i] > B[i]
-    Cmp[5, i] = A[i] >= B[i]
-  }
-}
-)";
 
 struct TypeCase {
   const char* name;
@@ -84,7 +61,7 @@ kernel @ops(A: Buffer((n,), $T), B: Buffer((n,), $T), Out: Buffer((8, n), $T), C
 TEST(ScalarCodegen, IntegerDivisionByZeroFailsTheCall) {
   for (const TypeCase& t : kIntTypes) {
     SCOPED_TRACE(t.name);
-    std::unique_ptr<CpuKernel> k = CompileCpu(WithDType(kArithmetic, t.name), "ops");
+    std::unique_ptr<CpuKernel> k = CompileCpu(WithDType(kBinaryOpsKernel, t.name), "ops");
     HostTensor a({2}, t.dl), b({2}, t.dl), out({8, 2}, t.dl), cmp({6, 2}, kBool);
     EXPECT_EQ(CallCpu(*k, {a.dl(), b.dl(), out.dl(), cmp.dl()}), "integer division by zero");
     auto* bytes = static_cast<uint8_t*>(b.dl()->data);
@@ -94,7 +71,7 @@ TEST(ScalarCodegen, IntegerDivisionByZeroFailsTheCall) {
   // The same through the differential harness: both backends fail alike.
   AgreeOptions o;
   o.lo = 0, o.hi = 0.5;  // every input 0
-  ExpectAgree(WithDType(kArithmetic, "int32"), "ops", OpsArgs(3, kI32), o);
+  ExpectAgree(WithDType(kBinaryOpsKernel, "int32"), "ops", OpsArgs(3, kI32), o);
 }
 
 TEST(ScalarCodegen, FloatArithmeticRoundsInItsDType) {
@@ -105,7 +82,7 @@ TEST(ScalarCodegen, FloatArithmeticRoundsInItsDType) {
       o.special_floats = specials;
       for (uint32_t seed : {1u, 2u}) {
         o.seed = seed;
-        ExpectAgree(WithDType(kArithmetic, t.name), "ops", OpsArgs(300, t.dl), o);
+        ExpectAgree(WithDType(kBinaryOpsKernel, t.name), "ops", OpsArgs(300, t.dl), o);
       }
     }
   }

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "half_float.h"
+#include "scalar_test_kernels.h"
 #include "test_util.h"
 
 namespace rxt::backend_reference {
@@ -11,33 +12,9 @@ namespace {
 
 using namespace testing;
 
-std::string WithDType(std::string text, const std::string& dtype) {
-  for (size_t at = text.find("$T"); at != std::string::npos; at = text.find("$T", at)) text.replace(at, 2, dtype);
-  return text;
-}
 
 // ---- Integers: wrap-around arithmetic, truncating / and flooring floordiv, floormod.
 
-const char* kIntOps = R"(
-kernel @ops(A: Buffer((n,), $T), B: Buffer((n,), $T), Out: Buffer((8, n), $T), Cmp: Buffer((6, n), bool)) {
-  for i in range(n) {
-    Out[0, i] = A[i] + B[i]
-    Out[1, i] = A[i] - B[i]
-    Out[2, i] = A[i] * B[i]
-    Out[3, i] = A[i] / B[i]
-    Out[4, i] = floordiv(A[i], B[i])
-    Out[5, i] = floormod(A[i], B[i])
-    Out[6, i] = min(A[i], B[i])
-    Out[7, i] = max(A[i], B[i])
-    Cmp[0, i] = A[i] == B[i]
-    Cmp[1, i] = A[i] != B[i]
-    Cmp[2, i] = A[i] < B[i]
-    Cmp[3, i] = A[i] <= B[i]
-    Cmp[4, i] = A[i] > B[i]
-    Cmp[5, i] = A[i] >= B[i]
-  }
-}
-)";
 
 template <typename T>
 T Wrap(__int128 v) {
@@ -64,7 +41,7 @@ void CheckIntOps(const std::string& dtype, DLDataType dl) {
     a.at<T>({i}) = static_cast<T>(pairs[i].first);
     b.at<T>({i}) = static_cast<T>(pairs[i].second);
   }
-  Compile(WithDType(kIntOps, dtype), "ops").Run({a.arg(), b.arg(), out.arg(), cmp.arg()});
+  Compile(WithDType(kBinaryOpsKernel, dtype), "ops").Run({a.arg(), b.arg(), out.arg(), cmp.arg()});
   for (int64_t i = 0; i < n; ++i) {
     __int128 x = pairs[i].first, y = pairs[i].second;
     __int128 trunc = x / y;
@@ -110,26 +87,6 @@ kernel @idx(A: Buffer((n,), int64), Q: Buffer((n,), int64), R: Buffer((n,), int6
 
 // ---- Floats: computed in the dtype (float16 and bfloat16 by way of float).
 
-const char* kFloatOps = R"(
-kernel @ops(A: Buffer((n,), $T), B: Buffer((n,), $T), Out: Buffer((8, n), $T), Cmp: Buffer((6, n), bool)) {
-  for i in range(n) {
-    Out[0, i] = A[i] + B[i]
-    Out[1, i] = A[i] - B[i]
-    Out[2, i] = A[i] * B[i]
-    Out[3, i] = A[i] / B[i]
-    Out[4, i] = floordiv(A[i], B[i])
-    Out[5, i] = floormod(A[i], B[i])
-    Out[6, i] = min(A[i], B[i])
-    Out[7, i] = max(A[i], B[i])
-    Cmp[0, i] = A[i] == B[i]
-    Cmp[1, i] = A[i] != B[i]
-    Cmp[2, i] = A[i] < B[i]
-    Cmp[3, i] = A[i] <= B[i]
-    Cmp[4, i] = A[i] > B[i]
-    Cmp[5, i] = A[i] >= B[i]
-  }
-}
-)";
 
 // A float type as the test sees it: storage, and conversions to and from float.
 struct F16 {
@@ -168,7 +125,7 @@ void CheckFloatOps(const std::string& dtype, DLDataType dl) {
     a.at<S>({i}) = Type::Put(pairs[i].first);
     b.at<S>({i}) = Type::Put(pairs[i].second);
   }
-  Compile(WithDType(kFloatOps, dtype), "ops").Run({a.arg(), b.arg(), out.arg(), cmp.arg()});
+  Compile(WithDType(kBinaryOpsKernel, dtype), "ops").Run({a.arg(), b.arg(), out.arg(), cmp.arg()});
   for (int64_t i = 0; i < n; ++i) {
     Math x = Type::Get(a.at<S>({i})), y = Type::Get(b.at<S>({i}));
     SCOPED_TRACE(std::to_string(x) + " op " + std::to_string(y));
