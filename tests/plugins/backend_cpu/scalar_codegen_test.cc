@@ -7,6 +7,9 @@
 namespace rxt::backend_cpu::testing {
 namespace {
 
+using backend_reference::testing::kBinaryOpsKernel;
+using backend_reference::testing::WithDType;
+
 
 
 struct TypeCase {

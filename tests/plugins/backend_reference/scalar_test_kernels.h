@@ -5,7 +5,7 @@
 
 #include <string>
 
-namespace rxt::testing {
+namespace rxt::backend_reference::testing {
 
 /// |text| with every "$T" replaced by |dtype|.
 inline std::string WithDType(std::string text, const std::string& dtype) {
@@ -35,4 +35,4 @@ kernel @ops(A: Buffer((n,), $T), B: Buffer((n,), $T), Out: Buffer((8, n), $T), C
 }
 )";
 
-}  // namespace rxt::testing
+}  // namespace rxt::backend_reference::testing
