@@ -6,13 +6,14 @@
 // group (oneDNN's direct kernels read it as is; left free, it picks NHWC and a slower kernel). The weights are reordered on every call (they are small and change during
 // training); with a pooling the blocked convolution output goes straight into the pooling
 // primitive and only the pooled result is reordered back. ReLU is a post-op, the bias the
-// primitive's bias argument.
+// primitive's bias argument. One-channel data without pooling goes to single_channel_conv.h.
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "conv_params.h"
 #include "dnnl_context.h"
 #include "externs.h"
 #include "primitive_cache.h"
+#include "single_channel_conv.h"
 #include "tensor_args.h"
 
 namespace rxt::lib_dnnl {
@@ -150,6 +151,10 @@ void Conv2dImpl(void* const* args, int num_args, bool has_bias, bool has_pool) {
   }
   if (out.size() == 0) return;
   if (data.size() == 0 || weight.size() == 0) throw ArgumentError(std::string(name) + ": empty data or weight");
+  if (!has_pool && SingleChannelConv::Applies(data.shape, weight.shape, w)) {
+    SingleChannelConv::Of(data.shape, weight.shape, w).Forward(data.data, weight.data, bias, relu == 1, out.data);
+    return;
+  }
   std::shared_ptr<const ForwardPrimitive> f = ForwardCache().Get(key, [&] { return CreateForward(key, w, pw); });
 
   std::unordered_map<int, memory> margs;

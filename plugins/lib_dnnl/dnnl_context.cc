@@ -1,10 +1,19 @@
 #include "dnnl_context.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <memory>
 #include <new>
 
 namespace rxt::lib_dnnl {
+
+namespace {
+std::atomic<const rxt_kernel_runtime_t*> g_runtime{nullptr};
+}  // namespace
+
+void SetHostRuntime(const rxt_kernel_runtime_t* runtime) { g_runtime.store(runtime, std::memory_order_release); }
+
+const rxt_kernel_runtime_t* HostRuntime() { return g_runtime.load(std::memory_order_acquire); }
 
 dnnl::engine& Engine() {
   static dnnl::engine engine(dnnl::engine::kind::cpu, 0);

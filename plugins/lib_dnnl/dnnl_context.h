@@ -10,7 +10,15 @@
 #include <optional>
 #include <unordered_map>
 
+#include "rxt/compiled_kernel.h"
+
 namespace rxt::lib_dnnl {
+
+/// The host's thread pool (set once by the plugin entry; null with a host that has none).
+/// GEMMs split over it rather than over OpenMP's team: one set of threads for kernels and
+/// GEMMs, instead of two that wait on each other's cores.
+void SetHostRuntime(const rxt_kernel_runtime_t* runtime);
+const rxt_kernel_runtime_t* HostRuntime();
 
 dnnl::engine& Engine();
 /// The calling thread's stream (in-order: a primitive has finished when execute returns).

@@ -1,12 +1,18 @@
 // GEMM through dnnl_sgemm (oneDNN's BLAS-like call: no primitive to create, so no per-shape
 // set-up cost; ~94% of FMA peak on the seed MLP's shapes here). The bias is written into the
 // output first and accumulated onto (beta = 1); ReLU is one pass over the output while it is
-// still in cache.
+// still in cache. A large GEMM is cut into one block of rows or columns per thread of the
+// host's pool (each a serial dnnl_sgemm): oneDNN's own OpenMP team barely sped these shapes up
+// (its threads and the pool's wait on each other's cores).
 #include <oneapi/dnnl/dnnl.h>
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
+#include <stdexcept>
+#include <string>
 
+#include "dnnl_context.h"
 #include "externs.h"
 #include "tensor_args.h"
 
@@ -16,8 +22,9 @@ namespace {
 constexpr int64_t kTransA = 1, kTransB = 2, kRelu = 4;
 
 // Below this many multiply-adds a GEMM runs on the calling thread alone: waking OpenMP's other
-// threads costs more than they save (the seed MLP at batch 1: 6.9 us on 1 thread, 12.9 on 2).
-constexpr int64_t kSerialMacs = int64_t{1} << 20;
+// threads costs more than they save (the seed MLP at batch 1: 6.9 us on 1 thread, 12.9 on 2;
+// its 64x128x128 layer at batch 64: 24 us on 1 thread, 22-28 us split in two).
+constexpr int64_t kSerialMacs = int64_t{1} << 21;
 
 /// Runs the calling thread's OpenMP team at one thread for its lifetime, if |serial|.
 class SerialScope {
@@ -33,6 +40,84 @@ class SerialScope {
 
  private:
   int saved_;
+};
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
+
+/// One GEMM of a call: c (rows x n, row stride n) = op(a) op(b) (+ bias per column), then
+/// ReLU if asked.
+struct Gemm {
+  bool trans_a, trans_b;
+  int64_t rows, n, k;
+  const float* a;
+  int64_t lda;
+  const float* b;
+  int64_t ldb;
+  float* c;
+  const float* bias;
+  bool relu;
+
+  /// The |index|-th GEMM of a batch whose a and c matrices are |a_size| and |c_size| apart.
+  Gemm Batch(int64_t index, int64_t a_size, int64_t c_size) const {
+    Gemm g = *this;
+    g.a += index * a_size;
+    g.c += index * c_size;
+    return g;
+  }
+};
+
+/// Rows [r0, r1) and columns [c0, c1) of |g|'s output: bias, GEMM and ReLU on that block
+/// alone, so blocks run on different threads. Returns dnnl_sgemm's status.
+dnnl_status_t RunBlock(const Gemm& g, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+  int64_t rows = r1 - r0, cols = c1 - c0;
+  if (rows <= 0 || cols <= 0) return dnnl_success;
+  float* c = g.c + r0 * g.n + c0;
+  if (g.bias != nullptr) {
+    for (int64_t r = 0; r < rows; ++r) std::copy(g.bias + c0, g.bias + c1, c + r * g.n);
+  }
+  if (g.k == 0) {
+    if (g.bias == nullptr) {
+      for (int64_t r = 0; r < rows; ++r) std::fill(c + r * g.n, c + r * g.n + cols, 0.0f);
+    }
+  } else {
+    const float* a = g.trans_a ? g.a + r0 : g.a + r0 * g.lda;
+    const float* b = g.trans_b ? g.b + c0 * g.ldb : g.b + c0;
+    dnnl_status_t status = dnnl_sgemm(g.trans_a ? 'T' : 'N', g.trans_b ? 'T' : 'N', rows, cols, g.k, 1.0f, a, g.lda,
+                                      b, g.ldb, g.bias != nullptr ? 1.0f : 0.0f, c, g.n);
+    if (status != dnnl_success) return status;
+  }
+  if (g.relu) {
+    for (int64_t r = 0; r < rows; ++r) {
+      float* row = c + r * g.n;
+      for (int64_t j = 0; j < cols; ++j) row[j] = row[j] > 0.0f ? row[j] : 0.0f;
+    }
+  }
+  return dnnl_success;
+}
+
+/// A call's GEMMs cut into blocks of |step| rows (or columns) for the host's thread pool:
+/// work item i is block i % parts of GEMM i / parts. Each block runs dnnl_sgemm serially.
+struct SplitGemm {
+  Gemm gemm;
+  int64_t gemms, a_size, c_size;
+  int64_t parts;
+  bool by_rows;
+  int64_t step = 0;
+  std::atomic<int> failed{dnnl_success};
+
+  static int32_t Body(void* closure, int64_t begin, int64_t end) {
+    auto* s = static_cast<SplitGemm*>(closure);
+    SerialScope serial(true);
+    for (int64_t item = begin; item < end; ++item) {
+      Gemm g = s->gemm.Batch(item / s->parts, s->a_size, s->c_size);
+      int64_t lo = item % s->parts * s->step;
+      dnnl_status_t status = s->by_rows ? RunBlock(g, lo, std::min(lo + s->step, g.rows), 0, g.n)
+                                        : RunBlock(g, 0, g.rows, lo, std::min(lo + s->step, g.n));
+      if (status != dnnl_success) s->failed.store(status);
+    }
+    return 0;
+  }
 };
 
 void MatmulImpl(void* const* args, int num_args, bool has_bias) {
@@ -70,27 +155,31 @@ void MatmulImpl(void* const* args, int num_args, bool has_bias) {
     bias = bt.data;
   }
   if (batch == 0 || m == 0 || n == 0) return;
-  if (bias != nullptr) {
-    for (int64_t row = 0; row < batch * m; ++row) std::copy(bias, bias + n, out.data + row * n);
-  }
-  float beta = bias != nullptr ? 1.0f : 0.0f;
-  SerialScope serial(batch * m * n * k < kSerialMacs);
   // Without a transposed a, the batch folds into the rows of one GEMM.
   int64_t gemms = trans_a ? batch : 1;
-  int64_t rows = trans_a ? m : batch * m;
-  for (int64_t g = 0; g < gemms; ++g) {
-    if (k == 0) {
-      if (bias == nullptr) std::fill(out.data + g * m * n, out.data + (g + 1) * m * n, 0.0f);
-      continue;
+  Gemm g{trans_a, trans_b, trans_a ? m : batch * m, n, k, a.data, trans_a ? m : k, b.data, trans_b ? k : n,
+         out.data, bias, relu};
+  const rxt_kernel_runtime_t* runtime = HostRuntime();
+  bool small = batch * m * n * k < kSerialMacs;
+  int parts = runtime != nullptr ? runtime->num_threads : 1;
+  if (small || parts < 2) {
+    // On this thread alone, or (a host without a thread pool to share) on OpenMP's team.
+    SerialScope serial(small || runtime != nullptr);
+    for (int64_t i = 0; i < gemms; ++i) {
+      if (dnnl_status_t status = RunBlock(g.Batch(i, m * k, m * n), 0, g.rows, 0, n); status != dnnl_success) {
+        throw std::runtime_error("dnnl_sgemm failed with status " + std::to_string(status));
+      }
     }
-    dnnl_status_t status = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', rows, n, k, 1.0f, a.data + g * m * k,
-                                      trans_a ? m : k, b.data, trans_b ? k : n, beta, out.data + g * m * n, n);
-    if (status != dnnl_success) throw std::runtime_error("dnnl_sgemm failed with status " + std::to_string(status));
+    return;
   }
-  if (relu) {
-    float* c = out.data;
-    int64_t total = batch * m * n;
-    for (int64_t i = 0; i < total; ++i) c[i] = c[i] > 0.0f ? c[i] : 0.0f;
+  SplitGemm split{g, gemms, m * k, m * n, parts, g.rows >= n};
+  split.step = split.by_rows ? RoundUp(CeilDiv(g.rows, parts), 8) : RoundUp(CeilDiv(n, parts), 16);
+  int64_t extent = split.by_rows ? g.rows : n;
+  split.parts = CeilDiv(extent, split.step);
+  int32_t code = runtime->parallel_for(runtime->pool, gemms * split.parts, &SplitGemm::Body, &split);
+  if (code != 0) throw std::runtime_error("the host's thread pool failed with code " + std::to_string(code));
+  if (int status = split.failed.load(); status != dnnl_success) {
+    throw std::runtime_error("dnnl_sgemm failed with status " + std::to_string(status));
   }
 }
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "dnnl_context.h"
 #include "externs.h"
 #include "rxt/plugin.h"
 
@@ -72,6 +73,7 @@ RXT_PLUGIN_EXPORT const rxt_plugin_descriptor_t* rxt_plugin_entry(uint32_t host_
   }
   if (RXT_HOST_API_HAS(host, kernel_runtime) && host->kernel_runtime != nullptr) {
     g_num_threads.store(host->kernel_runtime->num_threads, std::memory_order_relaxed);
+    rxt::lib_dnnl::SetHostRuntime(host->kernel_runtime);
   }
   return &kPlugin;
 }

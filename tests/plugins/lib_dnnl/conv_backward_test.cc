@@ -144,7 +144,11 @@ INSTANTIATE_TEST_SUITE_P(
                       GradCase{{2, 4, 9, 8}, {6, 2, 3, 3}, {{2, 1}, {1, 0, 2, 1}, {1, 2}, 2}},   // groups, asymmetric
                       GradCase{{1, 3, 10, 11}, {5, 3, 3, 2}, {{2, 3}, {0, 1, 1, 0}, {2, 1}, 1}},  // strides, dilation
                       GradCase{{3, 16, 6, 6}, {32, 16, 1, 1}, {{1, 1}, {0, 0, 0, 0}, {1, 1}, 1}},  // 1x1, blocked
-                      GradCase{{2, 5, 7, 7}, {4, 5, 3, 3}, {{2, 2}, {1, 1, 1, 1}, {1, 1}, 1}}),  // stride 2: unused rows
+                      GradCase{{2, 5, 7, 7}, {4, 5, 3, 3}, {{2, 2}, {1, 1, 1, 1}, {1, 1}, 1}},  // stride 2: unused rows
+                      // One input channel (single_channel_conv.h): 3x3 and 7x4 kernels (the
+                      // latter in the portable loops), rows of 16 + 15 and shorter than 16.
+                      GradCase{{3, 1, 12, 32}, {10, 1, 3, 3}, {{1, 1}, {1, 0, 2, 1}, {1, 1}, 1}},
+                      GradCase{{2, 1, 9, 6}, {3, 1, 7, 4}, {{1, 1}, {1, 1, 0, 2}, {1, 1}, 1}}),
     CaseName);
 
 struct PoolCase {

@@ -2,6 +2,7 @@
 // calls them, against straightforward C++ loops; and every argument error they report.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <random>
 
 #include "rxt/plugin/plugin_host.h"
@@ -13,6 +14,10 @@ namespace rxt {
 namespace {
 
 using test::RandomTensor;
+
+// Three threads in the host's pool (unless the environment says otherwise), so large GEMMs
+// are cut into uneven blocks; set before the pool starts (at the first extern call).
+const bool kPoolThreads = setenv("RXT_NUM_THREADS", "3", 0) == 0;
 
 ExternFunction Extern(const std::string& name) {
   PluginHost::Global().Load(RXT_LIB_DNNL_PLUGIN);
@@ -107,7 +112,14 @@ INSTANTIATE_TEST_SUITE_P(Shapes, DnnlMatmul,
                                            MatmulCase{{2, 5, 3}, {5, 4}, 1, true},
                                            MatmulCase{{7, 5}, {4, 5}, 2, false},
                                            MatmulCase{{5, 7}, {4, 5}, 3 | 4, true},
-                                           MatmulCase{{3, 0}, {0, 4}, 0, true}));
+                                           MatmulCase{{3, 0}, {0, 4}, 0, true},
+                                           // At least 2^20 multiply-adds: cut into blocks over
+                                           // the host's pool (3 threads here, see below), by
+                                           // columns when there are more columns than rows.
+                                           MatmulCase{{64, 784}, {64, 128}, 1, false},
+                                           MatmulCase{{3, 64, 200}, {64, 100}, 1 | 4, true},
+                                           MatmulCase{{100, 300}, {257, 300}, 2 | 4, true},
+                                           MatmulCase{{2, 50, 301}, {301, 70}, 0, true}));
 
 // Direct convolution, NCHW / OIHW, with groups, strides, dilation and asymmetric padding.
 std::vector<float> ReferenceConv(const Tensor& x, const Tensor& w, const float* bias, const int64_t s[2],
@@ -173,7 +185,12 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(ConvCase{{2, 1, 28, 28}, {6, 1, 5, 5}, {1, 1}, {2, 2, 2, 2}, {1, 1}, 1, true, true},  // LeNet 1
                       ConvCase{{2, 6, 14, 14}, {16, 6, 5, 5}, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1, true, true},  // LeNet 2
                       ConvCase{{1, 4, 9, 7}, {6, 2, 3, 3}, {2, 1}, {1, 0, 2, 1}, {1, 2}, 2, false, false},
-                      ConvCase{{3, 3, 8, 8}, {4, 3, 1, 1}, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1, false, true}));
+                      ConvCase{{3, 3, 8, 8}, {4, 3, 1, 1}, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1, false, true},
+                      // One input channel (single_channel_conv.h): 8 + 2 filters, a row shorter
+                      // than one vector, asymmetric padding; rows of 16 + 15; a 7x4 kernel.
+                      ConvCase{{3, 1, 40, 7}, {10, 1, 3, 3}, {1, 1}, {1, 0, 2, 1}, {1, 1}, 1, false, false},
+                      ConvCase{{2, 1, 9, 35}, {3, 1, 5, 5}, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1, true, true},
+                      ConvCase{{2, 1, 6, 6}, {2, 1, 7, 4}, {1, 1}, {1, 0, 0, 0}, {1, 1}, 1, true, false}));
 
 TEST(DnnlArguments, ErrorsNameTheArgument) {
   std::mt19937 rng(3);
