@@ -3,7 +3,7 @@
 // output first and accumulated onto (beta = 1); ReLU is one pass over the output while it is
 // still in cache. A large GEMM is cut into one block of rows or columns per thread of the
 // host's pool (each a serial dnnl_sgemm): oneDNN's own OpenMP team barely sped these shapes up
-// (its threads and the pool's wait on each other's cores).
+// (its threads and the pool's wait on each other's cores). A single row goes to row_gemv.h.
 #include <oneapi/dnnl/dnnl.h>
 #include <omp.h>
 
@@ -14,6 +14,7 @@
 
 #include "dnnl_context.h"
 #include "externs.h"
+#include "row_gemv.h"
 #include "tensor_args.h"
 
 namespace rxt::lib_dnnl {
@@ -159,6 +160,13 @@ void MatmulImpl(void* const* args, int num_args, bool has_bias) {
   int64_t gemms = trans_a ? batch : 1;
   Gemm g{trans_a, trans_b, trans_a ? m : batch * m, n, k, a.data, trans_a ? m : k, b.data, trans_b ? k : n,
          out.data, bias, relu};
+  if (g.rows == 1 && !trans_b && RowGemvAvailable()) {  // batch-1 inference: one row per GEMM
+    for (int64_t i = 0; i < gemms; ++i) {
+      Gemm row = g.Batch(i, m * k, m * n);
+      RowGemv(row.a, row.b, bias, relu, k, n, row.c);
+    }
+    return;
+  }
   const rxt_kernel_runtime_t* runtime = HostRuntime();
   bool small = batch * m * n * k < kSerialMacs;
   int parts = runtime != nullptr ? runtime->num_threads : 1;

@@ -1,14 +1,12 @@
 #include "single_channel_conv.h"
 
 #include <algorithm>
-#include <cctype>
-#include <cstdlib>
-#include <string>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
 
+#include "cpu_isa.h"
 #include "dnnl_context.h"
 
 namespace rxt::lib_dnnl {
@@ -189,21 +187,6 @@ BackwardFilterFn BackwardFilterFor(int64_t kernel_h, int64_t kernel_w) {
 }
 #pragma GCC diagnostic pop
 
-// AVX-512 present and not ruled out by ONEDNN_MAX_CPU_ISA (oneDNN's own knob, honoured here
-// too so that one setting limits both; tests use it to run the portable loops).
-bool HasAvx512() {
-  static const bool has = [] {
-    if (!__builtin_cpu_supports("avx512f")) return false;
-    const char* limit = std::getenv("ONEDNN_MAX_CPU_ISA");
-    if (limit == nullptr || *limit == '\0') return true;
-    std::string isa(limit);
-    for (char& ch : isa) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-    return isa == "ALL" || isa.rfind("AVX512", 0) == 0;
-  }();
-  return has;
-}
-#else
-bool HasAvx512() { return false; }
 #endif
 
 }  // namespace
@@ -230,7 +213,7 @@ void SingleChannelConv::Forward(const float* data, const float* weight, const fl
     PadImage(*this, data + i * height * width, padded);
     float* image_out = out + i * filters * out_h() * out_w();
 #ifdef RXT_HAVE_AVX512_PATH
-    if (HasAvx512()) return ForwardImageAvx512(*this, padded, weight, bias, relu, image_out);
+    if (UseAvx512()) return ForwardImageAvx512(*this, padded, weight, bias, relu, image_out);
 #endif
     ForwardImage(*this, padded, weight, bias, relu, image_out, row);
   });
@@ -244,7 +227,7 @@ void SingleChannelConv::BackwardWeights(const float* data, const float* dz, floa
   int64_t taps = kernel_h * kernel_w, ow = out_w(), plane = out_h() * ow;
   ParallelFor(filters, [&](int64_t f) {
 #ifdef RXT_HAVE_AVX512_PATH
-    if (BackwardFilterFn tiled = HasAvx512() ? BackwardFilterFor(kernel_h, kernel_w) : nullptr) {
+    if (BackwardFilterFn tiled = UseAvx512() ? BackwardFilterFor(kernel_h, kernel_w) : nullptr) {
       return tiled(*this, padded, padded_size, dz, f, dweight, dbias);
     }
 #endif

@@ -119,7 +119,12 @@ INSTANTIATE_TEST_SUITE_P(Shapes, DnnlMatmul,
                                            MatmulCase{{64, 784}, {64, 128}, 1, false},
                                            MatmulCase{{3, 64, 200}, {64, 100}, 1 | 4, true},
                                            MatmulCase{{100, 300}, {257, 300}, 2 | 4, true},
-                                           MatmulCase{{2, 50, 301}, {301, 70}, 0, true}));
+                                           MatmulCase{{2, 50, 301}, {301, 70}, 0, true},
+                                           // One row (row_gemv.h): 128 + 72 columns, a batch of
+                                           // transposed single rows, exactly one vector.
+                                           MatmulCase{{1, 300}, {300, 200}, 4, true},
+                                           MatmulCase{{3, 7, 1}, {7, 20}, 1, true},
+                                           MatmulCase{{1, 5}, {5, 16}, 4, false}));
 
 // Direct convolution, NCHW / OIHW, with groups, strides, dilation and asymmetric padding.
 std::vector<float> ReferenceConv(const Tensor& x, const Tensor& w, const float* bias, const int64_t s[2],

@@ -11,6 +11,7 @@
 #include "reference_provider.h"
 #include "rxt/exec/build_trainer.h"
 #include "rxt/ir/parser.h"
+#include "rxt/ir/printer.h"
 #include "rxt/plugin/plugin_host.h"
 #include "rxt/train/trainer.h"
 #include "test_util/training_plugins.h"
@@ -81,6 +82,30 @@ TEST(LibraryTraining, LeNetStepSameWithDnnl) {
       ASSERT_NEAR(u, v, 1e-4f * (1 + std::abs(v))) << "parameter " << p << " at " << i;
     }
   }
+}
+
+// ReLU's gradient reads its output, so each pre-ReLU tensor dies in the forward pass: the
+// trainer's convolutions take bias and ReLU into dnnl.conv2d_bias (its last argument, the ReLU
+// flag, 1) as in inference, no ReLU kernel is left, and each pooling gradient is one kernel
+// with the ReLU gradient's where.
+TEST(LibraryTraining, LeNetTrainStepFusesConvolutionBiasRelu) {
+  IRModule trainer = SetupTrainer(SmallLeNet(), {.loss = {"cross_entropy", "reduction=\"mean\""},
+                                                 .optimizer = {"momentum", "lr=0.05, momentum=0.9"},
+                                                 .legalize = false,
+                                                 .plugins = &test::TrainingPlugins()});
+  IRModule lowered = LowerForBuild(trainer, {.backend = "cpu", .opt_level = 2, .libraries = {"dnnl"}});
+  ASSERT_NE(lowered.FindFunction("train_step"), nullptr);
+  std::string step = PrintFunction(lowered.FindFunction("train_step"), "train_step");
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = step.find(what); at != std::string::npos; at = step.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("call_extern(\"dnnl.conv2d_bias\""), 2u) << step;
+  EXPECT_EQ(count("prim(1)), out_sinfo=Tensor((4, 6, 28, 28)"), 1u) << step;   // conv 1 with its ReLU
+  EXPECT_EQ(count("prim(1)), out_sinfo=Tensor((4, 16, 10, 10)"), 1u) << step;  // conv 2 with its ReLU
+  EXPECT_EQ(count("@relu"), 0u) << step;
+  EXPECT_EQ(count("max_pool2d_backward_greater_where"), 2u) << step;
 }
 
 }  // namespace
