@@ -5,9 +5,12 @@
 namespace rxt::grad_std {
 namespace {
 
+// y = relu(x): dx = dz where y > 0 (the same elements as x > 0). Reading the output rather
+// than x lets x die in the forward pass, and a convolution or matmul can then take the ReLU
+// into its epilogue (training as in inference).
 void ReluGrad(Rule& r) {
-  Expr x = r.arg(0);
-  r.SetGrad(0, KeepWhere(r, r.Op("greater", {x, r.ScalarLike(0, x)}), r.grad()));
+  Expr y = r.output();
+  r.SetGrad(0, KeepWhere(r, r.Op("greater", {y, r.ScalarLike(0, y)}), r.grad()));
 }
 
 // gelu(x) = x Phi(x): dx = dz (Phi(x) + x phi(x)), Phi(x) = (1 + erf(x / sqrt 2)) / 2,
@@ -40,7 +43,7 @@ void DropoutGrad(Rule& r) {
 }
 
 const rxt_plugin_item_t kRules[] = {
-    RXT_GRAD_RULE("nn.relu", "dx = dz where x > 0, else 0", ReluGrad),
+    RXT_GRAD_RULE("nn.relu", "dx = dz where y > 0, else 0 (y = relu(x): the same elements as x > 0)", ReluGrad),
     RXT_GRAD_RULE("nn.gelu", "dx = dz (Phi(x) + x phi(x))", GeluGrad),
     RXT_GRAD_RULE("nn.silu", "dx = dz s (1 + x (1 - s)), s = sigmoid(x)", SiluGrad),
     RXT_GRAD_RULE("nn.dropout", "dx = dz mask / (1 - rate) with a seed (training), dz without; none for the seed",

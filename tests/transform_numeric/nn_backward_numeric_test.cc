@@ -2,6 +2,8 @@
 // nn.dropout with a seed, against C++ references that scatter where the kernels gather.
 #include <cmath>
 #include <limits>
+#include <map>
+#include <utility>
 
 #include "numeric_test_util.h"
 #include "rxt/support/error.h"
@@ -100,6 +102,49 @@ int64_t PooledSize(int64_t size, int64_t kernel, int64_t stride, int64_t dilatio
   return out;
 }
 
+std::string PoolAttrs(const PoolCase& c) {
+  return StrCat("pool_size=[", c.kh, ", ", c.kw, "], strides=[", c.stride, "], dilation=[", c.dilation, "], padding=[",
+                c.pad[0], ", ", c.pad[1], ", ", c.pad[2], ", ", c.pad[3], "], ceil_mode=", c.ceil_mode ? "true" : "false",
+                ", layout=\"", c.layout, "\"");
+}
+
+/// The data and output_grad shapes of |c|.
+std::pair<Shape, Shape> PoolShapes(const PoolCase& c) {
+  Layout l(c.layout);
+  int64_t h = c.shape[2], w = c.shape[3];
+  int64_t oh = PooledSize(h, c.kh, c.stride, c.dilation, c.pad[0], c.pad[2], c.ceil_mode);
+  int64_t ow = PooledSize(w, c.kw, c.stride, c.dilation, c.pad[1], c.pad[3], c.ceil_mode);
+  return {l.Index(c.shape[0], c.shape[1], h, w), l.Index(c.shape[0], c.shape[1], oh, ow)};
+}
+
+/// Calls |fn|(output index, data index) for each window position of each output that lies
+/// inside the data, row-major within each window.
+template <typename Fn>
+void ForEachWindowPosition(const PoolCase& c, const Shape& grad_shape, Fn fn) {
+  Layout l(c.layout);
+  ForEachIndex(grad_shape, [&](const Idx& o) {
+    for (int64_t ky = 0; ky < c.kh; ++ky) {
+      for (int64_t kx = 0; kx < c.kw; ++kx) {
+        int64_t y = o[l.h] * c.stride - c.pad[0] + ky * c.dilation, x = o[l.w] * c.stride - c.pad[1] + kx * c.dilation;
+        if (y >= 0 && y < c.shape[2] && x >= 0 && x < c.shape[3]) fn(o, l.Index(o[l.n], o[l.c], y, x));
+      }
+    }
+  });
+}
+
+/// PyTorch's max_pool2d gradient: each window's gradient to its first maximum.
+Array MaxPoolBackwardExpected(const PoolCase& c, const Array& grad, const Array& data) {
+  auto [data_shape, grad_shape] = PoolShapes(c);
+  Array expected = Map(data_shape, kF32, [](const Idx&) { return 0.0; });
+  std::map<Idx, std::pair<double, Idx>> best;  // per output: the maximum so far and where
+  ForEachWindowPosition(c, grad_shape, [&](const Idx& o, const Idx& at) {
+    auto it = best.find(o);
+    if (it == best.end() || data.at(at) > it->second.first) best[o] = {data.at(at), at};
+  });
+  for (const auto& [o, value_at] : best) expected.at(value_at.second) += grad.at(o);
+  return expected;
+}
+
 TEST(NNBackwardNumeric, PoolBackwardSpreadsEachWindowsGradient) {
   const PoolCase cases[] = {{"NCHW", {2, 1, 5, 6}, 2, 2, 2, 1, {0, 0, 0, 0}, false},
                             {"NHWC", {1, 2, 6, 5}, 3, 2, 2, 1, {1, 1, 1, 0}, true},
@@ -108,58 +153,70 @@ TEST(NNBackwardNumeric, PoolBackwardSpreadsEachWindowsGradient) {
   uint32_t seed = 80;
   for (const PoolCase& c : cases) {
     Layout l(c.layout);
-    int64_t h = c.shape[2], w = c.shape[3];
-    int64_t oh = PooledSize(h, c.kh, c.stride, c.dilation, c.pad[0], c.pad[2], c.ceil_mode);
-    int64_t ow = PooledSize(w, c.kw, c.stride, c.dilation, c.pad[1], c.pad[3], c.ceil_mode);
-    Shape data_shape = l.Index(c.shape[0], c.shape[1], h, w), grad_shape = l.Index(c.shape[0], c.shape[1], oh, ow);
+    auto [data_shape, grad_shape] = PoolShapes(c);
     // Small integers: windows hold ties, which must go to the first maximum.
     Array data = Map(data_shape, kF32,
                      [&, r = Random(data_shape, DType::kInt32, seed++, 0, 3)](const Idx& i) { return r.at(i); });
     Array grad = Random(grad_shape, kF32, seed++);
-    std::string attrs = StrCat("pool_size=[", c.kh, ", ", c.kw, "], strides=[", c.stride, "], dilation=[", c.dilation,
-                               "], padding=[", c.pad[0], ", ", c.pad[1], ", ", c.pad[2], ", ", c.pad[3],
-                               "], ceil_mode=", c.ceil_mode ? "true" : "false", ", layout=\"", c.layout, "\"");
+    std::string attrs = PoolAttrs(c);
     std::string params = StrCat("%g: Tensor(", Dims4(grad_shape, l.n == 0), ", float32), %x: Tensor(",
                                 Dims4(data_shape, l.n == 0), ", float32)");
     SCOPED_TRACE(attrs);
     auto zeros = [&] { return Map(data_shape, kF32, [](const Idx&) { return 0.0; }); };
-    Array max_expected = zeros(), avg_expected = zeros(), avg_pad_expected = zeros();
-    ForEachIndex(grad_shape, [&](const Idx& o) {
-      int64_t n = o[l.n], ch = o[l.c];
-      double best = -std::numeric_limits<double>::infinity();
-      Idx best_at;
-      int64_t inside = 0, in_padded = 0;
+    Array avg_expected = zeros(), avg_pad_expected = zeros();
+    std::map<Idx, int64_t> inside;  // per output: its window positions inside the data
+    ForEachWindowPosition(c, grad_shape, [&](const Idx& o, const Idx&) { ++inside[o]; });
+    ForEachWindowPosition(c, grad_shape, [&](const Idx& o, const Idx& at) {
+      int64_t in_padded = 0;
       for (int64_t ky = 0; ky < c.kh; ++ky) {
         for (int64_t kx = 0; kx < c.kw; ++kx) {
           int64_t y = o[l.h] * c.stride - c.pad[0] + ky * c.dilation,
                   x = o[l.w] * c.stride - c.pad[1] + kx * c.dilation;
-          in_padded += y >= -c.pad[0] && y < h + c.pad[2] && x >= -c.pad[1] && x < w + c.pad[3];
-          if (y < 0 || y >= h || x < 0 || x >= w) continue;
-          ++inside;
-          if (data.at(l.Index(n, ch, y, x)) > best) {
-            best = data.at(l.Index(n, ch, y, x));
-            best_at = l.Index(n, ch, y, x);
-          }
+          in_padded += y >= -c.pad[0] && y < c.shape[2] + c.pad[2] && x >= -c.pad[1] && x < c.shape[3] + c.pad[3];
         }
       }
-      if (!best_at.empty()) max_expected.at(best_at) += grad.at(o);
-      for (int64_t ky = 0; ky < c.kh; ++ky) {
-        for (int64_t kx = 0; kx < c.kw; ++kx) {
-          int64_t y = o[l.h] * c.stride - c.pad[0] + ky * c.dilation,
-                  x = o[l.w] * c.stride - c.pad[1] + kx * c.dilation;
-          if (y < 0 || y >= h || x < 0 || x >= w) continue;
-          avg_expected.at(l.Index(n, ch, y, x)) += grad.at(o) / inside;
-          avg_pad_expected.at(l.Index(n, ch, y, x)) += grad.at(o) / in_padded;
-        }
-      }
+      avg_expected.at(at) += grad.at(o) / static_cast<double>(inside[o]);
+      avg_pad_expected.at(at) += grad.at(o) / static_cast<double>(in_padded);
     });
-    EXPECT_TRUE(
-        Near(RunOp(params, StrCat("nn.max_pool2d_backward(%g, %x, ", attrs, ")"), {grad, data})[0], max_expected));
+    EXPECT_TRUE(Near(RunOp(params, StrCat("nn.max_pool2d_backward(%g, %x, ", attrs, ")"), {grad, data})[0],
+                     MaxPoolBackwardExpected(c, grad, data)));
     EXPECT_TRUE(
         Near(RunOp(params, StrCat("nn.avg_pool2d_backward(%g, %x, ", attrs, ")"), {grad, data})[0], avg_expected));
     EXPECT_TRUE(Near(
         RunOp(params, StrCat("nn.avg_pool2d_backward(%g, %x, ", attrs, ", count_include_pad=true)"), {grad, data})[0],
         avg_pad_expected));
+  }
+}
+
+// Tiling windows (stride = window, no padding or dilation) take a one-pass kernel up to 16
+// window positions and two stages beyond: both give ties to the first maximum, and windows
+// of negative values (the ones the edge cuts, in ceil mode, too) their gradient.
+TEST(NNBackwardNumeric, MaxPoolBackwardOfTilingWindows) {
+  struct Case {
+    PoolCase pool;
+    double lo, hi;  // the data: integers in [lo, hi]
+  };
+  const Case cases[] = {
+      {{"NCHW", {2, 3, 6, 8}, 2, 2, 2, 1, {0, 0, 0, 0}, false}, -4, -1},  // all negative, ties
+      {{"NCHW", {1, 2, 7, 7}, 3, 3, 3, 1, {0, 0, 0, 0}, true}, -3, -1},   // the edge cuts the last windows
+      {{"NHWC", {2, 3, 7, 5}, 2, 2, 2, 1, {0, 0, 0, 0}, false}, -1, 1},   // the last row and column in no window
+      {{"NCHW", {1, 2, 10, 11}, 4, 4, 4, 1, {0, 0, 0, 0}, true}, -2, 0},  // 16 positions: the last one-pass size
+      {{"NCHW", {1, 2, 10, 10}, 5, 5, 5, 1, {0, 0, 0, 0}, false}, -2, 0}, // 25 positions: two stages
+  };
+  uint32_t seed = 85;
+  for (const Case& k : cases) {
+    const PoolCase& c = k.pool;
+    Layout l(c.layout);
+    auto [data_shape, grad_shape] = PoolShapes(c);
+    Array data = Map(data_shape, kF32, [&, r = Random(data_shape, DType::kInt32, seed++, k.lo, k.hi)](const Idx& i) {
+      return r.at(i);
+    });
+    Array grad = Random(grad_shape, kF32, seed++, 1, 2);  // never 0: a lost gradient shows
+    std::string params = StrCat("%g: Tensor(", Dims4(grad_shape, l.n == 0), ", float32), %x: Tensor(",
+                                Dims4(data_shape, l.n == 0), ", float32)");
+    std::string call = StrCat("nn.max_pool2d_backward(%g, %x, ", PoolAttrs(c), ")");
+    SCOPED_TRACE(call);
+    EXPECT_TRUE(Near(RunOp(params, call, {grad, data})[0], MaxPoolBackwardExpected(c, grad, data)));
   }
 }
 

@@ -147,6 +147,8 @@ TEST(NNNumeric, MaxAndAvgPool2d) {
       {"NCHW", {1, 2, 5, 7}, 3, 3, 2, 2, 1, 1, {1, 1, 1, 1}, false, 3, 4},
       {"NHWC", {2, 5, 5, 3}, 3, 2, 2, 1, 1, 2, {1, 0, 0, 1}, true, 3, 2},
       {"NCHW", {1, 1, 6, 5}, 2, 2, 2, 2, 2, 1, {0, 0, 0, 0}, true, 3, 3},
+      {"NCHW", {1, 2, 9, 8}, 4, 4, 3, 2, 1, 1, {1, 2, 1, 1}, false, 3, 4},  // 16 positions: loaded one by one
+      {"NCHW", {1, 2, 9, 8}, 5, 5, 2, 3, 1, 1, {2, 2, 2, 2}, true, 5, 4},   // 25: reduced over
   };
   uint32_t seed = 30;
   for (const PoolCase& c : cases) {

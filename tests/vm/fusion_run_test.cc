@@ -3,6 +3,7 @@
 // primitive functions FuseOps makes, called as functions before FuseKernels merges them).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <fstream>
@@ -205,6 +206,34 @@ def @main(%a: Tensor((5,), float32), %b: Tensor((5,), float32), %c: Tensor((), f
   EXPECT_EQ(CountKernels(Lower(module, kFused)), 1u);
   ExpectSameResults(module, "main",
                     {Value(RandomTensor({5}, rng_)), Value(RandomTensor({5}, rng_)), Value(RandomTensor({}, rng_))});
+}
+
+// max_pool2d_backward of 2x2 windows keeps its first maxima in a local buffer (a stage before
+// the one inlined into the where): ties and zeros in the data, as after a ReLU. Then the same
+// producer as a side input of a convolution's epilogue, whose stage runs before the anchor.
+constexpr const char* kPoolGradientModule = R"(
+def @main(%y: Tensor((2, 3, 6, 4), float32), %g: Tensor((2, 3, 3, 2), float32), %k: Tensor((3, 3, 3, 3), float32))
+    -> Tensor((2, 3, 6, 4), float32) {
+  dataflow {
+    %dy: Tensor((2, 3, 6, 4), float32) = nn.max_pool2d_backward(%g, %y, pool_size=[2, 2], strides=[2, 2])
+    %m: Tensor((2, 3, 6, 4), bool) = greater(%y, const(0, float32))
+    %dx: Tensor((2, 3, 6, 4), float32) = where(%m, %dy, const(0, float32))
+    %c: Tensor((2, 3, 6, 4), float32) = nn.conv2d(%dx, %k, padding=[1, 1, 1, 1])
+    %dz: Tensor((2, 3, 6, 4), float32) = nn.max_pool2d_backward(%g, %y, pool_size=[2, 2], strides=[2, 2])
+    %r: Tensor((2, 3, 6, 4), float32) = add(%c, %dz)
+    output %r
+  }
+  return %r
+})";
+
+TEST_F(FusionRun, PoolingGradientKeepsItsFirstMaximaStage) {
+  IRModule module = ParseModule(kPoolGradientModule);
+  EXPECT_EQ(CountKernels(Lower(module, kFused)), 2u);  // {pool gradient, greater, where}, {conv2d, pool gradient, add}
+  Tensor y = Tensor::Empty({2, 3, 6, 4}, DType::kFloat32);
+  for (int64_t i = 0; i < y.numel(); ++i) y.data_as<float>()[i] = static_cast<float>((i * 7) % 4) - 1;  // -1 to 2
+  for (int64_t i = 0; i < y.numel(); i += 5) y.data_as<float>()[i] = std::max(y.data_as<float>()[i], 0.0f);
+  ExpectSameResults(module, "main",
+                    {Value(y), Value(RandomTensor({2, 3, 3, 2}, rng_)), Value(RandomTensor({3, 3, 3, 3}, rng_))});
 }
 
 TEST_F(FusionRun, FusedModuleSurvivesTheTextFormat) {

@@ -1,8 +1,8 @@
 /// FuseOps: groups kernel calls that can become one kernel (TVM's FuseOps, on legalized IR).
 /// Inside each dataflow block, walking from the last binding back, a call_kernel starts a
 /// group and takes in the producers of its arguments whose result nothing else uses:
-///  - an elementwise, broadcast or injective group takes injective producers with one
-///    spatial stage (they will be inlined);
+///  - an elementwise, broadcast or injective group takes injective producers whose last
+///    stage is spatial (it will be inlined; earlier stages into local buffers run first);
 ///  - it also takes one out_ewise_fusable producer (matmul, convolution) as its anchor when
 ///    the path from it to the group's result is elementwise work on its output (the GEMM
 ///    epilogue: bias, activation);

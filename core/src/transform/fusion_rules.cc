@@ -1,6 +1,7 @@
 /// Structural checks on kernels for the fusion passes (fusion_rules.h).
 #include "fusion_rules.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "kernel_stages.h"
@@ -29,11 +30,15 @@ bool HasFusibleStructure(const KernelFunctionNode& kernel) {
 
 bool IsInlinableProducer(const KernelFunctionNode& kernel) {
   if (!HasFusibleStructure(kernel)) return false;
-  std::optional<KernelStages> split;
-  const KernelStage* stage = OnlyStage(kernel, split);
-  if (stage == nullptr || stage->is_reduce) return false;
-  for (const LoadNode* load : CollectLoads(stage->store->value)) {
-    if (load->buffer == stage->store->buffer) return false;
+  std::optional<KernelStages> split = SplitStages(kernel.body);
+  const KernelStage& last = split->stages.back();
+  if (last.is_reduce || !IsCanonicalStage(last) || last.store->buffer != kernel.params.back().buffer) return false;
+  for (size_t i = 0; i + 1 < split->stages.size(); ++i) {
+    const Buffer& written = split->stages[i].store->buffer;
+    if (std::find(split->allocs.begin(), split->allocs.end(), written) == split->allocs.end()) return false;
+  }
+  for (const LoadNode* load : CollectLoads(last.store->value)) {
+    if (load->buffer == last.store->buffer) return false;
   }
   return true;
 }

@@ -16,8 +16,10 @@ inline constexpr const char* kPrimitiveAttr = "primitive";
 /// structure of kernel_stages.h.
 bool HasFusibleStructure(const KernelFunctionNode& kernel);
 
-/// One canonical spatial stage writing the kernel's only output (its last parameter): its
-/// value can replace the loads of a consumer (compute_inline).
+/// A canonical spatial stage as the last stage, writing the kernel's only output (its last
+/// parameter): its value can replace the loads of a consumer (compute_inline). Stages before
+/// it must write local buffers; they stay (run before the consumer's work) and the last
+/// stage's value reads their results.
 bool IsInlinableProducer(const KernelFunctionNode& kernel);
 
 /// A canonical reduction as the last stage, writing the kernel's only output (spatial stages

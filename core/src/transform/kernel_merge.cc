@@ -152,6 +152,23 @@ Stmt AddEpilogue(const Stmt& anchor_body, const Buffer& out, const KernelStage& 
   return ReplaceLastStage(anchor_body, nest);
 }
 
+/// |body| after the |prelude| stages (which read group inputs only: producers off the anchor's
+/// path), every local buffer allocated around the whole, outermost first.
+Stmt WithPrelude(const std::vector<Buffer>& prelude_allocs, const std::vector<Stmt>& prelude, const Stmt& body) {
+  if (prelude.empty()) return body;
+  std::vector<Buffer> allocs = prelude_allocs;
+  std::vector<Stmt> stmts = prelude;
+  if (std::optional<KernelStages> split = SplitStages(body)) {
+    allocs.insert(allocs.end(), split->allocs.begin(), split->allocs.end());
+    for (const KernelStage& stage : split->stages) stmts.push_back(stage.stmt);
+  } else {
+    stmts.push_back(body);  // an anchor with its epilogue: its allocations stay inside
+  }
+  Stmt result = MakeSeq(std::move(stmts));
+  for (size_t k = allocs.size(); k-- > 0;) result = MakeAllocate(allocs[k], result);
+  return result;
+}
+
 /// Gives the parameter buffers the group's names.
 class BufferRenamer : public StmtMutator {
  public:
@@ -204,6 +221,9 @@ KernelFunction MergeKernels(const std::vector<MergeMember>& members, const std::
   std::vector<Buffer> inputs(group_inputs.size());
   std::vector<InlineValue> values(n);
   LoadRewriter rewriter;
+  // The stages before the inlined last stage of producers, and their local buffers.
+  std::vector<Stmt> prelude;
+  std::vector<Buffer> prelude_allocs;
   Buffer anchor_out;
   Stmt anchor_body, root_body;
   for (size_t m = 0; m < n; ++m) {
@@ -228,8 +248,11 @@ KernelFunction MergeKernels(const std::vector<MergeMember>& members, const std::
       anchor_body = body;
       anchor_out = params.back().buffer;
     } else if (m + 1 < n) {
-      const KernelStage& stage = SplitStages(body)->stages[0];
+      std::optional<KernelStages> split = SplitStages(body);
+      const KernelStage& stage = split->stages.back();
       values[m] = {stage.store->value, IterVarsOf(*stage.block, IterKind::kSpatial)};
+      prelude_allocs.insert(prelude_allocs.end(), split->allocs.begin(), split->allocs.end());
+      for (size_t i = 0; i + 1 < split->stages.size(); ++i) prelude.push_back(split->stages[i].stmt);
     } else {
       root_body = body;
     }
@@ -250,6 +273,7 @@ KernelFunction MergeKernels(const std::vector<MergeMember>& members, const std::
     body = AddEpilogue(anchor_body, anchor_out, root->stages[0], defined);
     output = anchor_out;
   }
+  body = WithPrelude(prelude_allocs, prelude, body);
   std::vector<KernelParam> params;
   for (const Buffer& b : inputs) params.push_back({b, nullptr});
   params.push_back({output, nullptr});

@@ -4,8 +4,9 @@
 //
 // Each member's kernel is copied with fresh loop variables, iterators and buffers, its
 // symbolic dims mapped to the group's (from the struct info of its arguments). Then:
-//  - a producer with one spatial stage is inlined into the loads of its consumer:
-//    out[v] = f(v) turns a consumer's load out[e] into f(e) (compute_inline);
+//  - a producer whose last stage is spatial is inlined into the loads of its consumer:
+//    out[v] = f(v) turns a consumer's load out[e] into f(e) (compute_inline); its earlier
+//    stages (into local buffers, e.g. the first maxima of max_pool2d_backward) run first;
 //  - a reduction (the anchor, e.g. matmul) followed by elementwise work keeps its loop nest,
 //    and the work runs in place on its output right after the reduction of each element
 //    completes (a second block inside the spatial loops, after the reduce loops);

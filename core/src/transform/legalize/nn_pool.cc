@@ -9,7 +9,9 @@
 /// gradient goes to each window's first maximum, found by a stage holding the first window
 /// position equal to the window's maximum; when the windows tile the input (stride = window,
 /// the usual 2x2 pooling) an input element is in one window only and takes its gradient
-/// without a loop over window positions.
+/// without a loop over window positions. Windows of up to kMaxLoadedWindow positions are
+/// read with one load per position instead of reduction loops (max pooling and the first
+/// maxima).
 #include <algorithm>
 #include <tuple>
 #include <utility>
@@ -21,6 +23,10 @@ namespace rxt::legalize {
 namespace {
 
 using namespace te;
+
+// Windows of up to this many positions are read by one spatial stage that loads every
+// position (no reduction loops: an unrolled chain of max); larger ones are reduced over.
+constexpr int64_t kMaxLoadedWindow = 16;
 
 struct Pooling {
   std::array<int64_t, 2> size, strides, dilation;
@@ -63,6 +69,21 @@ struct Pooling {
     return in;
   }
   Dims Window() const { return {Int(size[0]), Int(size[1])}; }
+  /// Every element of the window of output element |i|, row-major (the lowest value outside
+  /// the input).
+  std::vector<PrimExpr> LoadWindow(const TensorRef& data, const Index& i, DType dtype) const {
+    std::vector<PrimExpr> window;
+    for (int64_t kh = 0; kh < size[0]; ++kh) {
+      for (int64_t kw = 0; kw < size[1]; ++kw) window.push_back(Load(data, i, {Int(kh), Int(kw)}, LowestValue(dtype)));
+    }
+    return window;
+  }
+  /// The maximum of |window| as the max reduction combines it (a NaN wins).
+  static PrimExpr WindowMaximum(const std::vector<PrimExpr>& window) {
+    PrimExpr maximum = window[0];
+    for (size_t k = 1; k < window.size(); ++k) maximum = Max(maximum, window[k]);
+    return maximum;
+  }
 
   /// The output row (dim 0) or column (dim 1) whose window position |k| reads input position
   /// |h|, clamped into [0, extent), and whether it exists.
@@ -133,6 +154,12 @@ Expr LegalizeMaxPool2d(LegalizeContext& context, const CallNode& call) {
   Pooling p(call);
   KernelCall k(call);
   TensorRef data = k.Tensor(0);
+  if (p.size[0] * p.size[1] <= kMaxLoadedWindow) {
+    TensorRef result = k.builder().Compute("max_pool2d", out.shape, [&](const Index& i) {
+      return p.WindowMaximum(p.LoadWindow(data, i, out.dtype));
+    });
+    return k.Finish(context, {result});
+  }
   TensorRef result = k.builder().Reduce("max_pool2d", out.shape, p.Window(), ReduceKind::kMax,
                                         [&](const Index& i, const Index& r) {
                                           return p.Load(data, i, r, LowestValue(out.dtype));
@@ -204,9 +231,36 @@ Expr LegalizeAdaptiveAvgPool2d(LegalizeContext& context, const CallNode& call) {
   return k.Finish(context, {result});
 }
 
-// (output_grad, data): the window maxima again, then the first window position (row-major)
-// holding each, then every input element gathers the gradients of the windows whose first
-// maximum it is.
+/// For each output element: the first window position (row-major) holding the window's
+/// maximum, or the window size when none does (a NaN maximum). Small windows load every
+/// position in one spatial stage (no reduction loops, and its selects choose between
+/// constants); larger windows take two reductions.
+TensorRef FirstMaximum(KernelBuilder& kb, const Pooling& p, const TensorRef& data, const Dims& pooled, DType dtype) {
+  const int64_t positions = p.size[0] * p.size[1];
+  if (positions <= kMaxLoadedWindow) {
+    return kb.Compute("first_max", pooled, [&](const Index& i) {
+      std::vector<PrimExpr> window = p.LoadWindow(data, i, dtype);
+      PrimExpr maximum = Pooling::WindowMaximum(window);
+      PrimExpr first = Int(positions);
+      for (size_t k = 0; k < window.size(); ++k) {
+        first = Min(first, Select(Eq(window[k], maximum), Int(static_cast<int64_t>(k)), Int(positions)));
+      }
+      return Cast(DType::kInt32, first);  // half the bytes for the stage that reads it per element
+    });
+  }
+  TensorRef maxima = kb.Reduce("max", pooled, p.Window(), ReduceKind::kMax, [&](const Index& i, const Index& r) {
+    return p.Load(data, i, r, LowestValue(dtype));
+  });
+  return kb.Reduce("argmax", pooled, p.Window(), ReduceKind::kMin, [&](const Index& i, const Index& r) {
+    PrimExpr position = r[0] * Int(p.size[1]) + r[1];
+    return Select(Eq(p.Load(data, i, r, LowestValue(dtype)), maxima(i)), position, Int(positions));
+  });
+}
+
+// (output_grad, data): each window's first maximum (FirstMaximum, a stage into a local buffer),
+// then every input element gathers the gradients of the windows whose first maximum it is.
+// The last stage is spatial, so FuseOps inlines it into a consumer (the ReLU gradient's where)
+// and keeps the first stage before it.
 Expr LegalizeMaxPool2dBackward(LegalizeContext& context, const CallNode& call) {
   OutputTensor out = OutputOf(call);
   RequireNumeric(call, out.dtype);
@@ -215,18 +269,12 @@ Expr LegalizeMaxPool2dBackward(LegalizeContext& context, const CallNode& call) {
   KernelBuilder& kb = k.builder();
   TensorRef grad = k.Tensor(0), data = k.Tensor(1);
   const Dims& pooled = grad.shape();
-  TensorRef maxima = kb.Reduce("max", pooled, p.Window(), ReduceKind::kMax, [&](const Index& i, const Index& r) {
-    return p.Load(data, i, r, LowestValue(out.dtype));
-  });
-  TensorRef first = kb.Reduce("argmax", pooled, p.Window(), ReduceKind::kMin, [&](const Index& i, const Index& r) {
-    PrimExpr position = r[0] * Int(p.size[1]) + r[1];
-    return Select(Eq(p.Load(data, i, r, LowestValue(out.dtype)), maxima(i)), position, Int(p.size[0] * p.size[1]));
-  });
+  TensorRef first = FirstMaximum(kb, p, data, pooled, out.dtype);
   if (p.WindowsTile()) {
     // Each input element lies in one window at most: no reduction over window positions.
     TensorRef result = kb.Compute("max_pool2d_backward", out.shape, [&](const Index& i) {
       auto [o, position, exists] = p.TileOfInput(i, pooled, out.shape);
-      PrimExpr mine = Eq(first(o), position);
+      PrimExpr mine = Eq(Cast(DType::kInt64, first(o)), position);
       return Select(exists ? And(exists, mine) : mine, grad(o), Zero(out.dtype));
     });
     return k.Finish(context, {result});
@@ -234,7 +282,7 @@ Expr LegalizeMaxPool2dBackward(LegalizeContext& context, const CallNode& call) {
   TensorRef result = kb.Reduce("max_pool2d_backward", out.shape, p.Window(), ReduceKind::kSum,
                                [&](const Index& i, const Index& r) {
                                  auto [o, hit] = p.OutputOfInput(i, r, pooled);
-                                 PrimExpr mine = Eq(first(o), r[0] * Int(p.size[1]) + r[1]);
+                                 PrimExpr mine = Eq(Cast(DType::kInt64, first(o)), r[0] * Int(p.size[1]) + r[1]);
                                  return Select(And(hit, mine), grad(o), Zero(out.dtype));
                                });
   return k.Finish(context, {result});
