@@ -12,6 +12,7 @@
 #include "conv_params.h"
 #include "dnnl_context.h"
 #include "externs.h"
+#include "host_threads.h"
 #include "primitive_cache.h"
 #include "single_channel_conv.h"
 #include "tensor_args.h"
@@ -86,7 +87,7 @@ ForwardPrimitive CreateForward(const ForwardKey& k, const ConvWindow& w, const P
     ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
     attr.set_post_ops(ops);
   }
-  dnnl::convolution_forward::primitive_desc pd(desc, attr, Engine());
+  dnnl::convolution_forward::primitive_desc pd(desc, UserScratchpad(attr), Engine());
   f.conv = dnnl::convolution_forward(pd);
   f.src = Staging::Input(PlainDesc(k.data), pd.src_desc());
   f.weights = Staging::Input(WeightDesc(k.weight, w.groups, false), pd.weights_desc());
@@ -100,7 +101,7 @@ ForwardPrimitive CreateForward(const ForwardKey& k, const ConvWindow& w, const P
   dnnl::pooling_forward::desc pool_desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::pooling_max, f.conv_dst,
                                         AnyDesc(k.pooled), {pw.stride[0], pw.stride[1]}, {pw.kernel[0], pw.kernel[1]},
                                         {pw.pad[0], pw.pad[1]}, {pw.pad[2], pw.pad[3]});
-  dnnl::pooling_forward::primitive_desc pool_pd(pool_desc, Engine());
+  dnnl::pooling_forward::primitive_desc pool_pd(pool_desc, UserScratchpad(), Engine());
   f.pool = dnnl::pooling_forward(pool_pd);
   f.pool_dst = Staging::Output(PlainDesc(k.pooled), pool_pd.dst_desc());
   return f;
@@ -112,6 +113,27 @@ PrimitiveCache<ForwardKey, ForwardPrimitive>& ForwardCache() {
 }
 
 // Scratch slots: 0 src, 1 weights, 2 conv dst, 3 pooled dst.
+void RunForward(const ForwardPrimitive& f, float* data, float* weight, float* bias, float* out) {
+  std::unordered_map<int, memory> margs;
+  margs.emplace(DNNL_ARG_SRC, StageIn(f.src, data, 0));
+  margs.emplace(DNNL_ARG_WEIGHTS, StageIn(f.weights, weight, 1));
+  if (bias != nullptr) margs.emplace(DNNL_ARG_BIAS, memory(f.bias, Engine(), bias));
+  if (!f.pooled) {
+    memory dst = StageOutTarget(f.dst, out, 2);
+    margs.emplace(DNNL_ARG_DST, dst);
+    Execute(f.conv, margs);
+    StageOutFinish(f.dst, dst, out);
+  } else {
+    memory conv_dst(f.conv_dst, Engine(), ScratchBuffer(2, f.conv_dst.get_size()));
+    margs.emplace(DNNL_ARG_DST, conv_dst);
+    Execute(f.conv, margs);
+    memory pooled = StageOutTarget(f.pool_dst, out, 3);
+    Execute(f.pool, {{DNNL_ARG_SRC, conv_dst}, {DNNL_ARG_DST, pooled}});
+    StageOutFinish(f.pool_dst, pooled, out);
+  }
+  ThreadStream().wait();
+}
+
 void Conv2dImpl(void* const* args, int num_args, bool has_bias, bool has_pool) {
   const char* name = has_pool ? (has_bias ? "dnnl.conv2d_bias_pool" : "dnnl.conv2d_pool")
                               : (has_bias ? "dnnl.conv2d_bias" : "dnnl.conv2d");
@@ -155,26 +177,18 @@ void Conv2dImpl(void* const* args, int num_args, bool has_bias, bool has_pool) {
     SingleChannelConv::Of(data.shape, weight.shape, w).Forward(data.data, weight.data, bias, relu == 1, out.data);
     return;
   }
-  std::shared_ptr<const ForwardPrimitive> f = ForwardCache().Get(key, [&] { return CreateForward(key, w, pw); });
-
-  std::unordered_map<int, memory> margs;
-  margs.emplace(DNNL_ARG_SRC, StageIn(f->src, data.data, 0));
-  margs.emplace(DNNL_ARG_WEIGHTS, StageIn(f->weights, weight.data, 1));
-  if (bias != nullptr) margs.emplace(DNNL_ARG_BIAS, memory(f->bias, Engine(), bias));
-  if (!f->pooled) {
-    memory dst = StageOutTarget(f->dst, out.data, 2);
-    margs.emplace(DNNL_ARG_DST, dst);
-    Execute(f->conv, margs);
-    StageOutFinish(f->dst, dst, out.data);
-  } else {
-    memory conv_dst(f->conv_dst, Engine(), ScratchBuffer(2, f->conv_dst.get_size()));
-    margs.emplace(DNNL_ARG_DST, conv_dst);
-    Execute(f->conv, margs);
-    memory pooled = StageOutTarget(f->pool_dst, out.data, 3);
-    Execute(f->pool, {{DNNL_ARG_SRC, conv_dst}, {DNNL_ARG_DST, pooled}});
-    StageOutFinish(f->pool_dst, pooled, out.data);
-  }
-  ThreadStream().wait();
+  // Images are independent: one part of the batch per thread of the host's pool.
+  int64_t in_image = data.size() / data.shape[0], out_image = out.size() / out.shape[0];
+  BatchSplit split = BatchSplit::Of(data.shape[0]);
+  ParallelParts(split.parts, [&](int64_t part) {
+    auto [first, count] = split.Part(part);
+    ForwardKey part_key = key;
+    part_key.data[0] = part_key.out[0] = count;
+    if (!part_key.pooled.empty()) part_key.pooled[0] = count;
+    std::shared_ptr<const ForwardPrimitive> f =
+        ForwardCache().Get(part_key, [&] { return CreateForward(part_key, w, pw); });
+    RunForward(*f, data.data + first * in_image, weight.data, bias, out.data + first * out_image);
+  });
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "conv_params.h"
 #include "dnnl_context.h"
 #include "externs.h"
+#include "host_threads.h"
 #include "primitive_cache.h"
 #include "single_channel_conv.h"
 #include "tensor_args.h"
@@ -59,7 +60,7 @@ BackwardData CreateBackwardData(const BackwardKey& k, const ConvWindow& w) {
   dnnl::convolution_backward_data::desc desc(dnnl::algorithm::convolution_direct, DataGradientDesc(k.data, w.groups),
                                              WeightDesc(k.weight, w.groups, true), AnyDesc(k.out), w.Strides(),
                                              w.Dilates(), w.PadL(), w.PadR());
-  dnnl::convolution_backward_data::primitive_desc pd(desc, Engine(), ForwardHint(k, w));
+  dnnl::convolution_backward_data::primitive_desc pd(desc, UserScratchpad(), Engine(), ForwardHint(k, w));
   return {dnnl::convolution_backward_data(pd), Staging::Input(PlainDesc(k.out), pd.diff_dst_desc()),
           Staging::Input(WeightDesc(k.weight, w.groups, false), pd.weights_desc()),
           Staging::Output(PlainDesc(k.data), pd.diff_src_desc())};
@@ -89,7 +90,7 @@ dnnl::convolution_backward_weights::primitive_desc BackwardWeightsDesc(const Bac
                      : dnnl::convolution_backward_weights::desc(
                            dnnl::algorithm::convolution_direct, data, WeightDesc(k.weight, w.groups, true), out,
                            w.Strides(), w.Dilates(), w.PadL(), w.PadR());
-  return dnnl::convolution_backward_weights::primitive_desc(desc, Engine(), ForwardHint(k, w));
+  return dnnl::convolution_backward_weights::primitive_desc(desc, UserScratchpad(), Engine(), ForwardHint(k, w));
 }
 
 /// The weight gradient's layouts: with input channels that do not fill 16-channel blocks
@@ -134,16 +135,24 @@ void BackwardDataImpl(void* const* args, int num_args) {
     std::fill(dx.data, dx.data + dx.size(), 0.0f);
     return;
   }
-  BackwardKey key{dx.shape, weight.shape, dz.shape, w.Key(), false};
-  auto p = Cache<BackwardData>().Get(key, [&] { return CreateBackwardData(key, w); });
-  std::unordered_map<int, memory> margs;
-  margs.emplace(DNNL_ARG_DIFF_DST, StageIn(p->diff_dst, dz.data, 0));
-  margs.emplace(DNNL_ARG_WEIGHTS, StageIn(p->weights, weight.data, 1));
-  memory diff_src = StageOutTarget(p->diff_src, dx.data, 2);
-  margs.emplace(DNNL_ARG_DIFF_SRC, diff_src);
-  Execute(p->primitive, margs);
-  StageOutFinish(p->diff_src, diff_src, dx.data);
-  ThreadStream().wait();
+  // Images are independent: one part of the batch per thread of the host's pool.
+  int64_t dz_image = dz.size() / dz.shape[0], dx_image = dx.size() / dx.shape[0];
+  BatchSplit split = BatchSplit::Of(dx.shape[0]);
+  ParallelParts(split.parts, [&](int64_t part) {
+    auto [first, count] = split.Part(part);
+    BackwardKey key{dx.shape, weight.shape, dz.shape, w.Key(), false};
+    key.data[0] = key.out[0] = count;
+    auto p = Cache<BackwardData>().Get(key, [&] { return CreateBackwardData(key, w); });
+    std::unordered_map<int, memory> margs;
+    margs.emplace(DNNL_ARG_DIFF_DST, StageIn(p->diff_dst, dz.data + first * dz_image, 0));
+    margs.emplace(DNNL_ARG_WEIGHTS, StageIn(p->weights, weight.data, 1));
+    float* target = dx.data + first * dx_image;
+    memory diff_src = StageOutTarget(p->diff_src, target, 2);
+    margs.emplace(DNNL_ARG_DIFF_SRC, diff_src);
+    Execute(p->primitive, margs);
+    StageOutFinish(p->diff_src, diff_src, target);
+    ThreadStream().wait();
+  });
 }
 
 // dnnl.conv2d_backward_weights(data, dz, window..., dweight[, dbias]).
@@ -175,17 +184,42 @@ void BackwardWeightsImpl(void* const* args, int num_args, bool has_bias) {
     SingleChannelConv::Of(data.shape, dw.shape, w).BackwardWeights(data.data, dz.data, dw.data, db);
     return;
   }
-  BackwardKey key{data.shape, dw.shape, dz.shape, w.Key(), has_bias};
-  auto p = Cache<BackwardWeights>().Get(key, [&] { return CreateBackwardWeights(key, w); });
-  std::unordered_map<int, memory> margs;
-  margs.emplace(DNNL_ARG_SRC, StageIn(p->src, data.data, 0));
-  margs.emplace(DNNL_ARG_DIFF_DST, StageIn(p->diff_dst, dz.data, 1));
-  memory diff_weights = StageOutTarget(p->diff_weights, dw.data, 2);
-  margs.emplace(DNNL_ARG_DIFF_WEIGHTS, diff_weights);
-  if (db != nullptr) margs.emplace(DNNL_ARG_DIFF_BIAS, memory(p->diff_bias, Engine(), db));
-  Execute(p->primitive, margs);
-  StageOutFinish(p->diff_weights, diff_weights, dw.data);
-  ThreadStream().wait();
+  // One part of the batch per thread of the host's pool, each summing into its own gradient
+  // (part 0 into the outputs, the others into scratch slot 3), then added in part order.
+  int64_t data_image = data.size() / data.shape[0], dz_image = dz.size() / dz.shape[0];
+  int64_t weights = dw.size(), biases = db != nullptr ? dw.shape[0] : 0;
+  BatchSplit split = BatchSplit::Of(data.shape[0]);
+  float* partials = split.parts < 2 ? nullptr
+                                    : static_cast<float*>(ScratchBuffer(
+                                          3, (split.parts - 1) * (weights + biases) * sizeof(float)));
+  auto partial_weights = [&](int64_t part) {
+    return part == 0 ? dw.data : partials + (part - 1) * (weights + biases);
+  };
+  auto partial_bias = [&](int64_t part) {
+    return db == nullptr ? nullptr : part == 0 ? db : partial_weights(part) + weights;
+  };
+  ParallelParts(split.parts, [&](int64_t part) {
+    auto [first, count] = split.Part(part);
+    BackwardKey key{data.shape, dw.shape, dz.shape, w.Key(), has_bias};
+    key.data[0] = key.out[0] = count;
+    auto p = Cache<BackwardWeights>().Get(key, [&] { return CreateBackwardWeights(key, w); });
+    float* part_dw = partial_weights(part);
+    std::unordered_map<int, memory> margs;
+    margs.emplace(DNNL_ARG_SRC, StageIn(p->src, data.data + first * data_image, 0));
+    margs.emplace(DNNL_ARG_DIFF_DST, StageIn(p->diff_dst, dz.data + first * dz_image, 1));
+    memory diff_weights = StageOutTarget(p->diff_weights, part_dw, 2);
+    margs.emplace(DNNL_ARG_DIFF_WEIGHTS, diff_weights);
+    if (db != nullptr) margs.emplace(DNNL_ARG_DIFF_BIAS, memory(p->diff_bias, Engine(), partial_bias(part)));
+    Execute(p->primitive, margs);
+    StageOutFinish(p->diff_weights, diff_weights, part_dw);
+    ThreadStream().wait();
+  });
+  for (int64_t part = 1; part < split.parts; ++part) {
+    const float* pw = partial_weights(part);
+    for (int64_t i = 0; i < weights; ++i) dw.data[i] += pw[i];
+    const float* pb = partial_bias(part);
+    for (int64_t i = 0; i < biases; ++i) db[i] += pb[i];
+  }
 }
 
 }  // namespace

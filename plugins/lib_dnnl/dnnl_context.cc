@@ -1,19 +1,10 @@
 #include "dnnl_context.h"
 
-#include <atomic>
 #include <cstdlib>
 #include <memory>
 #include <new>
 
 namespace rxt::lib_dnnl {
-
-namespace {
-std::atomic<const rxt_kernel_runtime_t*> g_runtime{nullptr};
-}  // namespace
-
-void SetHostRuntime(const rxt_kernel_runtime_t* runtime) { g_runtime.store(runtime, std::memory_order_release); }
-
-const rxt_kernel_runtime_t* HostRuntime() { return g_runtime.load(std::memory_order_acquire); }
 
 dnnl::engine& Engine() {
   static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
@@ -83,7 +74,19 @@ void StageOutFinish(const Staging& staging, const dnnl::memory& inner, void* dat
   staging.reorder->execute(ThreadStream(), from, user);
 }
 
-void Execute(const dnnl::primitive& primitive, const std::unordered_map<int, dnnl::memory>& args) {
+dnnl::primitive_attr UserScratchpad(dnnl::primitive_attr attr) {
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
+void Execute(const dnnl::primitive& primitive, std::unordered_map<int, dnnl::memory> args) {
+  const dnnl_memory_desc_t* md =
+      dnnl_primitive_desc_query_md(primitive.get_primitive_desc(), dnnl_query_scratchpad_md, 0);
+  if (md != nullptr && dnnl_memory_desc_get_size(md) > 0) {
+    dnnl::memory::desc scratchpad(*md);
+    args.emplace(DNNL_ARG_SCRATCHPAD,
+                 dnnl::memory(scratchpad, Engine(), ScratchBuffer(kScratchpadSlot, scratchpad.get_size())));
+  }
   primitive.execute(ThreadStream(), args);
 }
 

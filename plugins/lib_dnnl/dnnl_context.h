@@ -10,15 +10,7 @@
 #include <optional>
 #include <unordered_map>
 
-#include "rxt/compiled_kernel.h"
-
 namespace rxt::lib_dnnl {
-
-/// The host's thread pool (set once by the plugin entry; null with a host that has none).
-/// GEMMs split over it rather than over OpenMP's team: one set of threads for kernels and
-/// GEMMs, instead of two that wait on each other's cores.
-void SetHostRuntime(const rxt_kernel_runtime_t* runtime);
-const rxt_kernel_runtime_t* HostRuntime();
 
 dnnl::engine& Engine();
 /// The calling thread's stream (in-order: a primitive has finished when execute returns).
@@ -26,7 +18,9 @@ dnnl::stream& ThreadStream();
 
 /// The calling thread's scratch buffer number |slot| (0..kScratchSlots-1), at least |bytes|
 /// long and 64-byte aligned. Valid until the same thread asks for the same slot again.
-inline constexpr int kScratchSlots = 6;
+inline constexpr int kScratchSlots = 7;
+/// The slot Execute passes as the primitive's scratchpad.
+inline constexpr int kScratchpadSlot = 6;
 void* ScratchBuffer(int slot, size_t bytes);
 
 /// One tensor argument of a primitive: |user| is the caller's plain layout, |inner| what the
@@ -48,7 +42,12 @@ dnnl::memory StageOutTarget(const Staging& staging, void* data, int slot);
 /// Copies |inner| (from StageOutTarget) to the user's buffer if it was scratch.
 void StageOutFinish(const Staging& staging, const dnnl::memory& inner, void* data);
 
-/// Runs |primitive| on the thread's stream and waits.
-void Execute(const dnnl::primitive& primitive, const std::unordered_map<int, dnnl::memory>& args);
+/// |attr| with the scratchpad left to the caller (scratchpad_mode::user): Execute passes the
+/// calling thread's, so one cached primitive may run on several threads at once (the batch
+/// parts of one call, or two trainers). Every primitive of the plugin is made with it.
+dnnl::primitive_attr UserScratchpad(dnnl::primitive_attr attr = {});
+
+/// Runs |primitive| on the thread's stream with the thread's scratchpad.
+void Execute(const dnnl::primitive& primitive, std::unordered_map<int, dnnl::memory> args);
 
 }  // namespace rxt::lib_dnnl

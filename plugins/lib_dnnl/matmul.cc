@@ -5,14 +5,12 @@
 // host's pool (each a serial dnnl_sgemm): oneDNN's own OpenMP team barely sped these shapes up
 // (its threads and the pool's wait on each other's cores). A single row goes to row_gemv.h.
 #include <oneapi/dnnl/dnnl.h>
-#include <omp.h>
 
 #include <algorithm>
-#include <atomic>
 #include <stdexcept>
 #include <string>
 
-#include "dnnl_context.h"
+#include "host_threads.h"
 #include "externs.h"
 #include "row_gemv.h"
 #include "tensor_args.h"
@@ -26,22 +24,6 @@ constexpr int64_t kTransA = 1, kTransB = 2, kRelu = 4;
 // threads costs more than they save (the seed MLP at batch 1: 6.9 us on 1 thread, 12.9 on 2;
 // its 64x128x128 layer at batch 64: 24 us on 1 thread, 22-28 us split in two).
 constexpr int64_t kSerialMacs = int64_t{1} << 21;
-
-/// Runs the calling thread's OpenMP team at one thread for its lifetime, if |serial|.
-class SerialScope {
- public:
-  explicit SerialScope(bool serial) : saved_(serial ? omp_get_max_threads() : 0) {
-    if (saved_ > 1) omp_set_num_threads(1);
-  }
-  ~SerialScope() {
-    if (saved_ > 1) omp_set_num_threads(saved_);
-  }
-  SerialScope(const SerialScope&) = delete;
-  SerialScope& operator=(const SerialScope&) = delete;
-
- private:
-  int saved_;
-};
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
@@ -97,29 +79,9 @@ dnnl_status_t RunBlock(const Gemm& g, int64_t r0, int64_t r1, int64_t c0, int64_
   return dnnl_success;
 }
 
-/// A call's GEMMs cut into blocks of |step| rows (or columns) for the host's thread pool:
-/// work item i is block i % parts of GEMM i / parts. Each block runs dnnl_sgemm serially.
-struct SplitGemm {
-  Gemm gemm;
-  int64_t gemms, a_size, c_size;
-  int64_t parts;
-  bool by_rows;
-  int64_t step = 0;
-  std::atomic<int> failed{dnnl_success};
-
-  static int32_t Body(void* closure, int64_t begin, int64_t end) {
-    auto* s = static_cast<SplitGemm*>(closure);
-    SerialScope serial(true);
-    for (int64_t item = begin; item < end; ++item) {
-      Gemm g = s->gemm.Batch(item / s->parts, s->a_size, s->c_size);
-      int64_t lo = item % s->parts * s->step;
-      dnnl_status_t status = s->by_rows ? RunBlock(g, lo, std::min(lo + s->step, g.rows), 0, g.n)
-                                        : RunBlock(g, 0, g.rows, lo, std::min(lo + s->step, g.n));
-      if (status != dnnl_success) s->failed.store(status);
-    }
-    return 0;
-  }
-};
+void CheckStatus(dnnl_status_t status) {
+  if (status != dnnl_success) throw std::runtime_error("dnnl_sgemm failed with status " + std::to_string(status));
+}
 
 void MatmulImpl(void* const* args, int num_args, bool has_bias) {
   const char* name = has_bias ? "dnnl.matmul_bias" : "dnnl.matmul";
@@ -167,28 +129,24 @@ void MatmulImpl(void* const* args, int num_args, bool has_bias) {
     }
     return;
   }
-  const rxt_kernel_runtime_t* runtime = HostRuntime();
   bool small = batch * m * n * k < kSerialMacs;
-  int parts = runtime != nullptr ? runtime->num_threads : 1;
-  if (small || parts < 2) {
+  if (small || HostRuntime() == nullptr || HostThreads() < 2) {
     // On this thread alone, or (a host without a thread pool to share) on OpenMP's team.
-    SerialScope serial(small || runtime != nullptr);
-    for (int64_t i = 0; i < gemms; ++i) {
-      if (dnnl_status_t status = RunBlock(g.Batch(i, m * k, m * n), 0, g.rows, 0, n); status != dnnl_success) {
-        throw std::runtime_error("dnnl_sgemm failed with status " + std::to_string(status));
-      }
-    }
+    OmpSerialScope serial(small || HostRuntime() != nullptr);
+    for (int64_t i = 0; i < gemms; ++i) CheckStatus(RunBlock(g.Batch(i, m * k, m * n), 0, g.rows, 0, n));
     return;
   }
-  SplitGemm split{g, gemms, m * k, m * n, parts, g.rows >= n};
-  split.step = split.by_rows ? RoundUp(CeilDiv(g.rows, parts), 8) : RoundUp(CeilDiv(n, parts), 16);
-  int64_t extent = split.by_rows ? g.rows : n;
-  split.parts = CeilDiv(extent, split.step);
-  int32_t code = runtime->parallel_for(runtime->pool, gemms * split.parts, &SplitGemm::Body, &split);
-  if (code != 0) throw std::runtime_error("the host's thread pool failed with code " + std::to_string(code));
-  if (int status = split.failed.load(); status != dnnl_success) {
-    throw std::runtime_error("dnnl_sgemm failed with status " + std::to_string(status));
-  }
+  // Blocks of rows, or of columns when there are more columns than rows.
+  bool by_rows = g.rows >= n;
+  int64_t parts = HostThreads();
+  int64_t step = by_rows ? RoundUp(CeilDiv(g.rows, parts), 8) : RoundUp(CeilDiv(n, parts), 16);
+  parts = CeilDiv(by_rows ? g.rows : n, step);
+  ParallelParts(gemms * parts, [&](int64_t item) {
+    Gemm one = g.Batch(item / parts, m * k, m * n);
+    int64_t lo = item % parts * step;
+    CheckStatus(by_rows ? RunBlock(one, lo, std::min(lo + step, one.rows), 0, n)
+                        : RunBlock(one, 0, one.rows, lo, std::min(lo + step, n)));
+  });
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <exception>
 
-#include "dnnl_context.h"
+#include "host_threads.h"
 #include "externs.h"
 #include "rxt/plugin.h"
 

@@ -8,27 +8,13 @@
 
 #include "cpu_isa.h"
 #include "dnnl_context.h"
+#include "host_threads.h"
 
 namespace rxt::lib_dnnl {
 namespace {
 
 // Scratch slots (dnnl_context.h) the convolutions of conv2d.cc and conv2d_backward.cc leave free.
 constexpr int kPaddedSlot = 4, kRowSlot = 5;
-
-// Runs body(i) for i in [0, count), over the host's pool when there is one.
-template <class Body>
-void ParallelFor(int64_t count, Body body) {
-  const rxt_kernel_runtime_t* runtime = HostRuntime();
-  if (runtime == nullptr || runtime->num_threads < 2 || count < 2) {
-    for (int64_t i = 0; i < count; ++i) body(i);
-    return;
-  }
-  auto run = [](void* closure, int64_t begin, int64_t end) -> int32_t {
-    for (int64_t i = begin; i < end; ++i) (*static_cast<Body*>(closure))(i);
-    return 0;
-  };
-  runtime->parallel_for(runtime->pool, count, run, &body);  // the bodies cannot fail
-}
 
 void PadImage(const SingleChannelConv& c, const float* image, float* padded) {
   int64_t pw = c.width + c.pad[1] + c.pad[3], ph = c.height + c.pad[0] + c.pad[2];
@@ -207,7 +193,7 @@ SingleChannelConv SingleChannelConv::Of(const std::vector<int64_t>& data, const 
 void SingleChannelConv::Forward(const float* data, const float* weight, const float* bias, bool relu,
                                 float* out) const {
   int64_t padded_size = (height + pad[0] + pad[2]) * (width + pad[1] + pad[3]);
-  ParallelFor(images, [&](int64_t i) {
+  ParallelParts(images, [&](int64_t i) {
     auto* padded = static_cast<float*>(ScratchBuffer(kPaddedSlot, padded_size * sizeof(float)));
     auto* row = static_cast<float*>(ScratchBuffer(kRowSlot, out_w() * sizeof(float)));
     PadImage(*this, data + i * height * width, padded);
@@ -225,7 +211,7 @@ void SingleChannelConv::BackwardWeights(const float* data, const float* dz, floa
   auto* padded = static_cast<float*>(ScratchBuffer(kPaddedSlot, images * padded_size * sizeof(float)));
   for (int64_t i = 0; i < images; ++i) PadImage(*this, data + i * height * width, padded + i * padded_size);
   int64_t taps = kernel_h * kernel_w, ow = out_w(), plane = out_h() * ow;
-  ParallelFor(filters, [&](int64_t f) {
+  ParallelParts(filters, [&](int64_t f) {
 #ifdef RXT_HAVE_AVX512_PATH
     if (BackwardFilterFn tiled = UseAvx512() ? BackwardFilterFor(kernel_h, kernel_w) : nullptr) {
       return tiled(*this, padded, padded_size, dz, f, dweight, dbias);

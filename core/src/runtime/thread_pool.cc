@@ -1,6 +1,7 @@
 #include "rxt/runtime/thread_pool.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <string>
 
@@ -8,6 +9,15 @@ namespace rxt {
 namespace {
 
 thread_local bool t_inside_parallel_body = false;
+
+// Tells the core this thread is spinning (less power, and the other hyper-thread runs).
+void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
 
 int32_t CParallelFor(void* pool, int64_t extent, rxt_parallel_body_fn body, void* closure) {
   std::function<int32_t(int64_t, int64_t)> fn = [body, closure](int64_t b, int64_t e) { return body(closure, b, e); };
@@ -54,6 +64,7 @@ ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
+    ++generation_;  // ends the polling of a worker between jobs
   }
   work_ready_.notify_all();
   for (std::thread& t : workers_) t.join();
@@ -69,6 +80,7 @@ int32_t ThreadPool::ParallelFor(int64_t extent, const std::function<int32_t(int6
   int chunks = static_cast<int>(std::min<int64_t>(int64_t{num_threads_} * kChunksPerThread, extent));
   std::unique_lock<std::mutex> busy(busy_, std::defer_lock);
   if (num_threads_ == 1 || chunks == 1 || t_inside_parallel_body || !busy.try_lock()) return body(0, extent);
+  bool wake = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     body_ = &body;
@@ -80,8 +92,9 @@ int32_t ThreadPool::ParallelFor(int64_t extent, const std::function<int32_t(int6
     first_error_ = 0;
     job_open_ = true;
     ++generation_;
+    wake = sleeping_ > 0;  // polling workers see the new generation without a wake-up
   }
-  work_ready_.notify_all();
+  if (wake) work_ready_.notify_all();
   t_inside_parallel_body = true;
   RunChunks();
   t_inside_parallel_body = false;
@@ -104,12 +117,23 @@ void ThreadPool::RunChunks() {
   }
 }
 
+void ThreadPool::PollForJob(uint64_t seen) const {
+  auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicroseconds);
+  for (int polls = 1; generation_.load(std::memory_order_acquire) == seen; ++polls) {
+    CpuRelax();
+    if (polls % 64 == 0 && std::chrono::steady_clock::now() > until) return;
+  }
+}
+
 void ThreadPool::WorkerLoop() {
   uint64_t seen = 0;
   t_inside_parallel_body = true;  // a worker's nested loops run serially
   for (;;) {
+    PollForJob(seen);
     std::unique_lock<std::mutex> lock(mutex_);
+    ++sleeping_;
     work_ready_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+    --sleeping_;
     if (stopping_) return;
     seen = generation_;
     if (!job_open_) continue;

@@ -1,6 +1,6 @@
 // The thread pool of compiled kernels: chunks cover the range exactly once, errors come back,
-// nested loops run serially, a late worker holds nothing up, and the C view behaves like the
-// C++ one.
+// nested loops run serially, a late worker holds nothing up, a polling or sleeping worker
+// takes the next job, and the C view behaves like the C++ one.
 #include "rxt/runtime/thread_pool.h"
 
 #include <gtest/gtest.h>
@@ -80,6 +80,33 @@ TEST(ThreadPoolTest, TheCallerTakesOverTheChunksOfAWorkerThatIsHeldUp) {
   if (held_worker.load()) {
     EXPECT_GT(done_by_caller.load(), kExtent / 2);
   }
+}
+
+// True if a worker runs a chunk of a two-chunk job whose chunks on the caller wait (up to
+// 10 s) for that: the caller alone cannot finish the job early.
+bool AWorkerJoins(ThreadPool& pool) {
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<bool> worker_ran{false};
+  pool.ParallelFor(2, [&](int64_t, int64_t) {
+    if (std::this_thread::get_id() != caller) {
+      worker_ran = true;
+      return 0;
+    }
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!worker_ran.load() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+    return 0;
+  });
+  return worker_ran.load();
+}
+
+// Workers poll for a while after a job (jobs of a step follow each other closely), then sleep;
+// either way the next job reaches them.
+TEST(ThreadPoolTest, AWorkerTakesTheNextJobWhetherPollingOrAsleep) {
+  ThreadPool pool(2);
+  EXPECT_TRUE(AWorkerJoins(pool));  // the worker wakes from its first sleep
+  EXPECT_TRUE(AWorkerJoins(pool));  // right after a job: it is polling
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // far beyond the polling time
+  EXPECT_TRUE(AWorkerJoins(pool));
 }
 
 int32_t AddChunk(void* closure, int64_t begin, int64_t end) {

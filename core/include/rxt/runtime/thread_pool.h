@@ -45,8 +45,14 @@ class ThreadPool {
 
  private:
   static constexpr int kChunksPerThread = 4;
+  /// How long a worker polls for the next job before it sleeps. A training step's kernels
+  /// follow each other within microseconds, and waking a sleeping thread (a futex wake, on a
+  /// VM an inter-processor interrupt to a halted vCPU) can cost more than a small job.
+  static constexpr int kSpinMicroseconds = 1000;
 
   void WorkerLoop();
+  /// Polls for a job newer than |seen| for up to kSpinMicroseconds.
+  void PollForJob(uint64_t seen) const;
   /// Claims and runs chunks of the current job until none is left.
   void RunChunks();
 
@@ -65,7 +71,8 @@ class ThreadPool {
   int unfinished_ = 0;              // chunks not yet run to the end
   int in_flight_ = 0;               // workers inside RunChunks
   bool job_open_ = false;
-  uint64_t generation_ = 0;
+  std::atomic<uint64_t> generation_{0};  // changed under mutex_, polled without it by workers
+  int sleeping_ = 0;                     // workers waiting on work_ready_
   int32_t first_error_ = 0;
   bool stopping_ = false;
 };
