@@ -124,7 +124,7 @@ bool KernelEmitter::MayFault(int32_t expr) {
   int8_t& known = may_fault_[expr];
   if (known >= 0) return known == 1;
   const kf::Expr& e = kernel_.exprs[expr];
-  bool faults = e.kind == ExprKind::kLoad;
+  bool faults = e.kind == ExprKind::kLoad && !bounds_.LoadInBounds(expr);
   if (e.kind == ExprKind::kBinary && !kf::IsFloat(kernel_.exprs[e.operands[0]].dtype) &&
       (e.binary_op == kf::BinaryOp::kDiv || e.binary_op == kf::BinaryOp::kFloorDiv ||
        e.binary_op == kf::BinaryOp::kFloorMod)) {

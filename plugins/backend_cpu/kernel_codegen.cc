@@ -20,7 +20,8 @@ KernelEmitter::KernelEmitter(const kf::Kernel& kernel, llvm::Module& module, con
       context_(module.getContext()),
       options_(options),
       b_(module.getContext()),
-      scalar_(b_, module) {
+      scalar_(b_, module),
+      bounds_(kernel) {
   env_.vars.assign(kernel_.vars.size(), nullptr);
   env_.buffers.assign(kernel_.buffers.size(), BufferView());
   may_fault_.assign(kernel_.exprs.size(), -1);

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "index_bounds.h"
 #include "kernel_codegen.h"
 #include "reduction_interchange.h"
 #include "scalar_codegen.h"
@@ -106,6 +107,7 @@ class KernelEmitter {
   FunctionState fn_;
   std::vector<std::unordered_map<int32_t, llvm::Value*>> cache_;
   std::vector<int8_t> may_fault_;  // per expression: -1 unknown, 0, 1
+  IndexBounds bounds_;             // loads that cannot fault (may run speculatively)
 
   std::vector<llvm::MDNode*> scopes_;   // per buffer: !{scope}
   std::vector<llvm::MDNode*> noalias_;  // per buffer: every other buffer's scope
