@@ -31,6 +31,10 @@ struct Options {
   int iters = 50;
   int profile = 0;  // after timing, print the VM profile of this many calls per workload
   std::vector<std::string> libraries;  // empty: the backend's default (cpu: dnnl)
+  // --time rxt|libtorch: time one side alone in this process (bench/run.sh infer --separate
+  // runs one process per side: no idle thread of the other's pools shares the cores).
+  // libtorch: also checks the outputs agree; rxt: libtorch is never called.
+  std::string time = "both";
 };
 
 Options ParseOptions(int argc, char** argv) {
@@ -43,7 +47,11 @@ Options ParseOptions(int argc, char** argv) {
     else if (k == "--iters") o.iters = std::stoi(v);
     else if (k == "--profile") o.profile = std::stoi(v);
     else if (k == "--library") o.libraries.push_back(v);
-    else throw std::runtime_error("unknown option " + k + " (--backend, --threads, --rounds, --iters, --profile, --library)");
+    else if (k == "--time") o.time = v;
+    else throw std::runtime_error("unknown option " + k + " (--backend, --threads, --rounds, --iters, --profile, --library, --time)");
+  }
+  if (o.time != "both" && o.time != "rxt" && o.time != "libtorch") {
+    throw std::runtime_error("--time takes both, rxt or libtorch, not " + o.time);
   }
   return o;
 }
@@ -156,15 +164,24 @@ int Main(int argc, char** argv) {
     VirtualMachine vm(Build(ParseModule(w.rxt_text, w.name), build), provider);
     std::vector<Value> args;
     for (const Param& p : w.params) args.emplace_back(p.rxt);
+    bool time_rxt = options.time != "libtorch", time_torch = options.time != "rxt";
     Tensor ours = vm.Invoke("backbone", args).tensor();
-    torch::Tensor theirs = w.torch_forward().contiguous();
     double diff = 0;
-    for (int64_t i = 0; i < ours.numel(); ++i) {
-      diff = std::max(diff, double(std::abs(ours.data_as<float>()[i] - theirs.data_ptr<float>()[i])));
+    if (time_torch) {
+      torch::Tensor theirs = w.torch_forward().contiguous();
+      for (int64_t i = 0; i < ours.numel(); ++i) {
+        diff = std::max(diff, double(std::abs(ours.data_as<float>()[i] - theirs.data_ptr<float>()[i])));
+      }
     }
     int iters = w.name == "mlp_b1" ? options.iters * 10 : options.iters;
-    PairTimes t = TimeAlternating([&] { vm.Invoke("backbone", args); }, [&] { w.torch_forward(); }, iters,
-                                  options.rounds, iters);
+    PairTimes t = TimeAlternating(
+        [&] {
+          if (time_rxt) vm.Invoke("backbone", args);
+        },
+        [&] {
+          if (time_torch) w.torch_forward();
+        },
+        iters, options.rounds, iters);
     double ours_us = Median(t.a_us), theirs_us = Median(t.b_us);
     std::printf("%-10s %14.1f %14.1f %8.2fx %12.2e\n", w.name.c_str(), ours_us, theirs_us, theirs_us / ours_us, diff);
     json << ", \"" << w.name << "\": {\"rxt_median_us\": " << ours_us << ", \"rxt_min_us\": " << Min(t.a_us)
