@@ -1,5 +1,5 @@
 /// LegalizeLibraryCalls: replaces op calls that a kernel library does faster than generated
-/// kernels (GEMM, convolution and its gradients) by call_extern of the library's functions,
+/// kernels (GEMM, convolution and its gradients, the gradient of a tiling max pooling) by call_extern of the library's functions,
 /// folding what follows into the same call when the library can (a bias add, a ReLU, a max
 /// pooling). What it does not match stays for LegalizeOps. The functions and their argument
 /// conventions are in docs/libraries.md; a plugin provides them when the executable runs
@@ -52,7 +52,8 @@ const std::vector<LibraryRule>& Rules() {
   static const std::vector<LibraryRule> rules = {{"dnnl", MatchDnnlMatmul},
                                                  {"dnnl", MatchDnnlConv2dBackwardWeights},
                                                  {"dnnl", MatchDnnlConv2d},
-                                                 {"dnnl", MatchDnnlConv2dBackwardData}};
+                                                 {"dnnl", MatchDnnlConv2dBackwardData},
+                                                 {"dnnl", MatchDnnlMaxPool2dBackward}};
   return rules;
 }
 

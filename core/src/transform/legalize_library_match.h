@@ -1,6 +1,6 @@
 /// The pattern matching LegalizeLibraryCalls is built from (legalize_library.cc is the pass;
-/// legalize_library_matmul.cc and legalize_library_conv.cc hold each library function's
-/// matcher). A matcher looks at one binding of a block (the root) and, when the root starts a
+/// legalize_library_matmul.cc, legalize_library_conv.cc and legalize_library_pool.cc hold each
+/// library function's matcher). A matcher looks at one binding of a block (the root) and, when the root starts a
 /// chain the library computes in one call, says which bindings go and what replaces them.
 #pragma once
 
@@ -80,5 +80,6 @@ std::optional<Replacement> MatchDnnlMatmul(const BlockView& view, size_t root, B
 std::optional<Replacement> MatchDnnlConv2d(const BlockView& view, size_t root, BlockBuilder& builder);
 std::optional<Replacement> MatchDnnlConv2dBackwardData(const BlockView& view, size_t root, BlockBuilder& builder);
 std::optional<Replacement> MatchDnnlConv2dBackwardWeights(const BlockView& view, size_t root, BlockBuilder& builder);
+std::optional<Replacement> MatchDnnlMaxPool2dBackward(const BlockView& view, size_t root, BlockBuilder& builder);
 
 }  // namespace rxt::legalize_library
