@@ -5,7 +5,12 @@
 # Each process preloads Fashion-MNIST as float32 and times only training; OPENBLAS_CORETYPE is
 # unset and OpenBLAS/OpenMP get the same thread count (../shared/bench/README.md says why).
 #
-#   bench/train.sh [--epochs N] [--only mlp|cnn] [--threads "1 2"]
+#   bench/train.sh [--epochs N] [--only mlp|cnn] [--threads "1 2"] [--rounds R]
+#
+# With --rounds R each workload runs R times, the implementations alternating (rxt, libtorch,
+# PyTorch, rxt, ...): the table then gives each one's median over the rounds and the median of
+# the per-round ratios (with their range), which a machine whose speed drifts over minutes
+# skews less than one long process after another (e.g. --rounds 5 --epochs 1).
 #
 # Prints a table of step time (median of the steady state), epoch time, peak RSS and final test
 # accuracy, with the ratios peer / rxt (above 1: rxt is faster or smaller). The RESULT lines are
@@ -16,6 +21,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 epochs=""
+rounds=1
 only="mlp cnn"
 thread_counts="1 2"
 while [[ $# -gt 0 ]]; do
@@ -23,7 +29,8 @@ while [[ $# -gt 0 ]]; do
     --epochs) epochs="$2"; shift 2 ;;
     --only) only="$2"; shift 2 ;;
     --threads) thread_counts="$2"; shift 2 ;;
-    *) echo "usage: bench/train.sh [--epochs N] [--only mlp|cnn] [--threads \"1 2\"]" >&2; exit 2 ;;
+    --rounds) rounds="$2"; shift 2 ;;
+    *) echo "usage: bench/train.sh [--epochs N] [--only mlp|cnn] [--threads \"1 2\"] [--rounds R]" >&2; exit 2 ;;
   esac
 done
 peers="${RXT_PEER_BENCH_DIR:-../shared/bench}"
@@ -62,20 +69,22 @@ for model in $only; do
   if [[ -n "$epochs" ]]; then args+=(--epochs "$epochs"); fi
   for threads in $thread_counts; do
     tag="${model}_t${threads}"
-    run "rxt_$tag" "$threads" "$build/bench/rxt_train_bench" "${args[@]}" --threads "$threads"
-    if [[ $have_libtorch == 1 ]]; then
-      run "libtorch_$tag" "$threads" "$build/peers/libtorch_mlp" "${args[@]}" --threads "$threads"
-    fi
-    if [[ -x /usr/bin/python3 && -f "$peers/torch_mlp.py" ]]; then
-      run "pytorch_$tag" "$threads" /usr/bin/python3 "$peers/torch_mlp.py" "${args[@]}" --threads "$threads"
-    fi
+    for ((round = 1; round <= rounds; round++)); do
+      run "rxt_${tag}_r$round" "$threads" "$build/bench/rxt_train_bench" "${args[@]}" --threads "$threads"
+      if [[ $have_libtorch == 1 ]]; then
+        run "libtorch_${tag}_r$round" "$threads" "$build/peers/libtorch_mlp" "${args[@]}" --threads "$threads"
+      fi
+      if [[ -x /usr/bin/python3 && -f "$peers/torch_mlp.py" ]]; then
+        run "pytorch_${tag}_r$round" "$threads" /usr/bin/python3 "$peers/torch_mlp.py" "${args[@]}" --threads "$threads"
+      fi
+    done
     summary+=("$tag")
   done
 done
 
-/usr/bin/python3 - "$results" "${summary[@]}" <<'PY'
-import json, os, sys
-results, tags = sys.argv[1], sys.argv[2:]
+/usr/bin/python3 - "$results" "$rounds" "${summary[@]}" <<'PY'
+import json, os, statistics, sys
+results, rounds, tags = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 def load(name):
     path = os.path.join(results, name + ".json")
     try:
@@ -83,17 +92,28 @@ def load(name):
             return json.load(f)
     except (OSError, ValueError):
         return None
-print(f"{'workload':<10} {'impl':<9} {'step ms':>8} {'epoch s':>8} {'RSS MB':>8} {'acc':>7}   ratios peer/rxt (step, epoch, RSS)")
+def median(values):
+    return statistics.median(values) if values else float("nan")
+print(f"{'workload':<10} {'impl':<9} {'step ms':>8} {'epoch s':>8} {'RSS MB':>8} {'acc':>7}   ratios peer/rxt (step, epoch, RSS)"
+      + ("   step ratio range" if rounds > 1 else ""))
 for tag in tags:
-    rxt = load("rxt_" + tag)
-    for impl in ("rxt", "libtorch", "pytorch"):
-        r = load(f"{impl}_{tag}")
-        if r is None:
+    runs = {impl: [load(f"{impl}_{tag}_r{r}") for r in range(1, rounds + 1)] for impl in ("rxt", "libtorch", "pytorch")}
+    rxt = runs["rxt"]
+    for impl, rs in runs.items():
+        if not any(rs):
             continue
-        line = (f"{tag:<10} {impl:<9} {r['step_median_ms']:8.3f} {r['epoch_median_s']:8.2f} "
-                f"{r['peak_rss_mb']:8.0f} {r['final_test_acc']:7.4f}")
-        if impl != "rxt" and rxt:
-            line += (f"   {r['step_median_ms'] / rxt['step_median_ms']:5.2f}x "
-                     f"{r['epoch_median_s'] / rxt['epoch_median_s']:5.2f}x {r['peak_rss_mb'] / rxt['peak_rss_mb']:5.2f}x")
+        got = [r for r in rs if r]
+        step = median([r["step_median_ms"] for r in got])
+        epoch = median([r["epoch_median_s"] for r in got])
+        rss = median([r["peak_rss_mb"] for r in got])
+        line = f"{tag:<10} {impl:<9} {step:8.3f} {epoch:8.2f} {rss:8.0f} {got[0]['final_test_acc']:7.4f}"
+        if impl != "rxt" and any(rxt):
+            pairs = [(p, q) for p, q in zip(rs, rxt) if p and q]
+            ratios = [p["step_median_ms"] / q["step_median_ms"] for p, q in pairs]
+            epochs = [p["epoch_median_s"] / q["epoch_median_s"] for p, q in pairs]
+            rsses = [p["peak_rss_mb"] / q["peak_rss_mb"] for p, q in pairs]
+            line += f"   {median(ratios):5.2f}x {median(epochs):5.2f}x {median(rsses):5.2f}x"
+            if rounds > 1:
+                line += f"   {min(ratios):.2f}-{max(ratios):.2f}x"
         print(line)
 PY
