@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Builds the benchmarks (Release, with libtorch) in build/bench and runs one:
-#   bench/run.sh infer [--threads N] [--backend cpu|reference] [--rounds R] [--iters I] [--separate]
+#   bench/run.sh infer [--threads N] [--backend cpu|reference] [--rounds R] [--iters I]
+#                      [--separate [--processes P]]
 # By default rxt and libtorch run in one process, timed alternately. --separate times each in a
 # process of its own (one after the other, the libtorch one also checking that the outputs
 # agree) and prints the merged table: with more than one thread, the idle threads of one side's
-# pools otherwise share the cores with the other side's work.
+# pools otherwise share the cores with the other side's work. --processes P repeats that pair P
+# times and reports the median of the per-pair ratios with their range (the machine's speed
+# drifts over minutes).
 # The peer's BLAS (OpenBLAS, under Debian's torch) gets the same thread count and its best
 # kernels: OPENBLAS_CORETYPE is unset (../shared/bench/README.md explains why).
 # Set-up: scripts/bench-setup.sh installs the packages the benchmarks and their peers need
@@ -15,10 +18,12 @@ what="${1:-infer}"
 shift || true
 threads=1
 separate=0
+processes=1
 args=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --separate) separate=1; shift ;;
+    --processes) processes="$2"; shift 2 ;;
     --threads) threads="$2"; args+=("$1" "$2"); shift 2 ;;
     *) args+=("$1"); shift ;;
   esac
@@ -33,18 +38,26 @@ if [[ $separate == 0 || "$what" != infer ]]; then
   bench
   exit
 fi
-ours=$(bench --time rxt | grep '^RESULT ' | sed 's/^RESULT //')
-theirs=$(bench --time libtorch | grep '^RESULT ' | sed 's/^RESULT //')
-/usr/bin/python3 - "$ours" "$theirs" <<'PY'
-import json, sys
-ours, theirs = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-print(f"separate processes, {ours['threads']} thread(s)")
-print(f"{'workload':<10} {'rxt median us':>14} {'torch median':>14} {'ratio':>9} {'max |diff|':>12}")
-merged = {"backend": ours["backend"], "threads": ours["threads"], "separate": True}
+pairs=()
+for ((p = 0; p < processes; p++)); do
+  pairs+=("$(bench --time rxt | grep '^RESULT ' | sed 's/^RESULT //')")
+  pairs+=("$(bench --time libtorch | grep '^RESULT ' | sed 's/^RESULT //')")
+done
+/usr/bin/python3 - "${pairs[@]}" <<'PY'
+import json, statistics, sys
+runs = [json.loads(a) for a in sys.argv[1:]]
+pairs = list(zip(runs[0::2], runs[1::2]))
+print(f"separate processes, {runs[0]['threads']} thread(s), {len(pairs)} pair(s)")
+print(f"{'workload':<10} {'rxt median us':>14} {'torch median':>14} {'ratio':>9} {'range':>13} {'max |diff|':>12}")
+merged = {"backend": runs[0]["backend"], "threads": runs[0]["threads"], "separate": True, "pairs": len(pairs)}
 for name in ("mlp_b1", "mlp_b64", "lenet_b64"):
-    a, b = ours[name]["rxt_median_us"], theirs[name]["libtorch_median_us"]
-    diff = theirs[name]["max_abs_diff"]
-    print(f"{name:<10} {a:14.1f} {b:14.1f} {b / a:8.2f}x {diff:12.2e}")
-    merged[name] = {"rxt_median_us": a, "libtorch_median_us": b, "ratio": b / a, "max_abs_diff": diff}
+    ours = [o[name]["rxt_median_us"] for o, _ in pairs]
+    theirs = [t[name]["libtorch_median_us"] for _, t in pairs]
+    ratios = [t / o for o, t in zip(ours, theirs)]
+    diff = max(t[name]["max_abs_diff"] for _, t in pairs)
+    a, b, r = statistics.median(ours), statistics.median(theirs), statistics.median(ratios)
+    print(f"{name:<10} {a:14.1f} {b:14.1f} {r:8.2f}x {min(ratios):6.2f}-{max(ratios):.2f}x {diff:12.2e}")
+    merged[name] = {"rxt_median_us": a, "libtorch_median_us": b, "ratio": r, "ratio_min": min(ratios),
+                    "ratio_max": max(ratios), "max_abs_diff": diff}
 print("RESULT " + json.dumps(merged))
 PY

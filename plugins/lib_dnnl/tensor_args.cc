@@ -42,7 +42,21 @@ bool IsCompact(const DLTensor& t) {
 
 }  // namespace
 
+int64_t FloatView::size() const {
+  int64_t n = 1;
+  for (int i = 0; i < ndim; ++i) n *= shape[i];
+  return n;
+}
+
 FloatTensor FloatArg(void* const* args, int index, const char* what, int ndim, int min_ndim) {
+  FloatView v = FloatArgView(args, index, what, ndim, min_ndim);
+  FloatTensor out;
+  out.data = v.data;
+  out.shape = v.Shape();
+  return out;
+}
+
+FloatView FloatArgView(void* const* args, int index, const char* what, int ndim, int min_ndim) {
   const DLTensor& t = TensorAt(args, index, what);
   if (t.dtype.code != kDLFloat || t.dtype.bits != 32 || t.dtype.lanes != 1) {
     throw ArgumentError(std::string(what) + " must be float32");
@@ -52,9 +66,10 @@ FloatTensor FloatArg(void* const* args, int index, const char* what, int ndim, i
                         " dims, got " + std::to_string(t.ndim));
   }
   if (!IsCompact(t)) throw ArgumentError(std::string(what) + " must be compact row-major");
-  FloatTensor out;
+  FloatView out;
   out.data = reinterpret_cast<float*>(static_cast<uint8_t*>(t.data) + t.byte_offset);
-  out.shape.assign(t.shape, t.shape + t.ndim);
+  out.shape = t.shape;
+  out.ndim = t.ndim;
   return out;
 }
 
