@@ -6,6 +6,8 @@
 #include <atomic>
 #include <exception>
 #include <mutex>
+#include <stdexcept>
+#include <string>
 
 namespace rxt::lib_dnnl {
 namespace {
