@@ -87,8 +87,7 @@ int32_t ThreadPool::ParallelFor(int64_t extent, const std::function<int32_t(int6
     extent_ = extent;
     chunks_ = chunks;
     next_chunk_.store(0, std::memory_order_relaxed);
-    unfinished_ = chunks;
-    in_flight_ = 0;
+    unfinished_.store(chunks, std::memory_order_relaxed);
     first_error_ = 0;
     job_open_ = true;
     ++generation_;
@@ -98,11 +97,28 @@ int32_t ThreadPool::ParallelFor(int64_t extent, const std::function<int32_t(int6
   t_inside_parallel_body = true;
   RunChunks();
   t_inside_parallel_body = false;
+  // The workers' last chunks usually end within microseconds of the caller's: poll for them
+  // rather than sleep (being woken costs more than that on a VM), up to kSpinMicroseconds.
+  auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicroseconds);
+  for (int polls = 1; !JobDone(); ++polls) {
+    CpuRelax();
+    if (polls % 64 == 0 && std::chrono::steady_clock::now() > until) break;
+  }
   std::unique_lock<std::mutex> lock(mutex_);
-  work_done_.wait(lock, [this] { return unfinished_ == 0 && in_flight_ == 0; });
+  work_done_.wait(lock, [this] { return JobDone(); });
   job_open_ = false;  // a worker waking from now on finds nothing to do
   body_ = nullptr;
   return first_error_;
+}
+
+bool ThreadPool::JobDone() const {
+  return unfinished_.load(std::memory_order_acquire) == 0 && in_flight_.load(std::memory_order_acquire) == 0;
+}
+
+void ThreadPool::NotifyDone() {
+  // Taking the mutex orders this after a caller's check of JobDone() under it: no lost wake-up.
+  { std::lock_guard<std::mutex> lock(mutex_); }
+  work_done_.notify_all();
 }
 
 void ThreadPool::RunChunks() {
@@ -111,9 +127,11 @@ void ThreadPool::RunChunks() {
     if (chunk >= chunks_) return;
     auto [begin, end] = Chunk(extent_, chunks_, chunk);
     int32_t code = (*body_)(begin, end);
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (code != 0 && first_error_ == 0) first_error_ = code;
-    if (--unfinished_ == 0) work_done_.notify_all();
+    if (code != 0) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (first_error_ == 0) first_error_ = code;
+    }
+    if (unfinished_.fetch_sub(1, std::memory_order_acq_rel) == 1) NotifyDone();
   }
 }
 
@@ -137,11 +155,10 @@ void ThreadPool::WorkerLoop() {
     if (stopping_) return;
     seen = generation_;
     if (!job_open_) continue;
-    ++in_flight_;  // the caller waits for this worker before it closes the job
+    in_flight_.fetch_add(1, std::memory_order_relaxed);  // the caller waits for this worker before it closes the job
     lock.unlock();
     RunChunks();
-    lock.lock();
-    if (--in_flight_ == 0) work_done_.notify_all();
+    if (in_flight_.fetch_sub(1, std::memory_order_acq_rel) == 1) NotifyDone();
   }
 }
 

@@ -1,6 +1,6 @@
 // The thread pool of compiled kernels: chunks cover the range exactly once, errors come back,
 // nested loops run serially, a late worker holds nothing up, a polling or sleeping worker
-// takes the next job, and the C view behaves like the C++ one.
+// takes the next job, the call waits for every chunk, and the C view behaves like the C++ one.
 #include "rxt/runtime/thread_pool.h"
 
 #include <gtest/gtest.h>
@@ -107,6 +107,21 @@ TEST(ThreadPoolTest, AWorkerTakesTheNextJobWhetherPollingOrAsleep) {
   EXPECT_TRUE(AWorkerJoins(pool));  // right after a job: it is polling
   std::this_thread::sleep_for(std::chrono::milliseconds(20));  // far beyond the polling time
   EXPECT_TRUE(AWorkerJoins(pool));
+}
+
+// The caller polls for the workers' last chunks for a while, then sleeps until they end;
+// either way the call returns only after every chunk has ended.
+TEST(ThreadPoolTest, TheCallReturnsAfterEveryChunkWhetherTheCallerPollsOrSleeps) {
+  ThreadPool pool(2);
+  for (int delay_us : {0, 200, 30000}) {  // the last well beyond the polling time
+    std::atomic<int> ended{0};
+    pool.ParallelFor(2, [&](int64_t b, int64_t) {
+      if (b == 1) std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
+      ended++;
+      return 0;
+    });
+    EXPECT_EQ(ended.load(), 2) << "second chunk delayed by " << delay_us << " us";
+  }
 }
 
 int32_t AddChunk(void* closure, int64_t begin, int64_t end) {
