@@ -121,8 +121,11 @@ INSTANTIATE_TEST_SUITE_P(Shapes, DnnlMatmul,
                                            MatmulCase{{100, 300}, {257, 300}, 2 | 4, true},
                                            MatmulCase{{2, 50, 301}, {301, 70}, 0, true},
                                            // One row (row_gemv.h): 128 + 72 columns, a batch of
-                                           // transposed single rows, exactly one vector.
+                                           // transposed single rows, exactly one vector; from
+                                           // 2^16 multiply-adds the columns are cut over the
+                                           // pool (80 + 80 + 40 here, the first case 48 + 48 + 32).
                                            MatmulCase{{1, 300}, {300, 200}, 4, true},
+                                           MatmulCase{{1, 400}, {400, 200}, 4, true},
                                            MatmulCase{{3, 7, 1}, {7, 20}, 1, true},
                                            MatmulCase{{1, 5}, {5, 16}, 4, false}));
 
