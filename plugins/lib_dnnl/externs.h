@@ -24,6 +24,8 @@ void Conv2dBackwardData(void* const* args, int num_args);
 void Conv2dBackwardWeights(void* const* args, int num_args);
 /// dnnl.conv2d_backward_weights_bias(data, dz, ...window..., dweight, dbias)
 void Conv2dBackwardWeightsBias(void* const* args, int num_args);
+/// dnnl.max_pool2d(x, kh, kw, out): a max pooling whose windows tile x (window = stride)
+void MaxPool2d(void* const* args, int num_args);
 /// dnnl.max_pool2d_backward(dz, x, kh, kw, relu, dx): the gradient of a max pooling whose
 /// windows tile x (window = stride), with the ReLU gradient folded in when relu = 1
 void MaxPool2dBackward(void* const* args, int num_args);

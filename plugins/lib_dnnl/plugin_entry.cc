@@ -52,6 +52,7 @@ constexpr ExternEntry kExterns[] = {
     {"dnnl.conv2d_backward_data", CallExtern<rxt::lib_dnnl::Conv2dBackwardData>},
     {"dnnl.conv2d_backward_weights", CallExtern<rxt::lib_dnnl::Conv2dBackwardWeights>},
     {"dnnl.conv2d_backward_weights_bias", CallExtern<rxt::lib_dnnl::Conv2dBackwardWeightsBias>},
+    {"dnnl.max_pool2d", CallExtern<rxt::lib_dnnl::MaxPool2d>},
     {"dnnl.max_pool2d_backward", CallExtern<rxt::lib_dnnl::MaxPool2dBackward>},
 };
 

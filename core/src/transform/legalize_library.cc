@@ -53,7 +53,8 @@ const std::vector<LibraryRule>& Rules() {
                                                  {"dnnl", MatchDnnlConv2dBackwardWeights},
                                                  {"dnnl", MatchDnnlConv2d},
                                                  {"dnnl", MatchDnnlConv2dBackwardData},
-                                                 {"dnnl", MatchDnnlMaxPool2dBackward}};
+                                                 {"dnnl", MatchDnnlMaxPool2dBackward},
+                                                 {"dnnl", MatchDnnlMaxPool2d}};
   return rules;
 }
 

@@ -80,6 +80,7 @@ std::optional<Replacement> MatchDnnlMatmul(const BlockView& view, size_t root, B
 std::optional<Replacement> MatchDnnlConv2d(const BlockView& view, size_t root, BlockBuilder& builder);
 std::optional<Replacement> MatchDnnlConv2dBackwardData(const BlockView& view, size_t root, BlockBuilder& builder);
 std::optional<Replacement> MatchDnnlConv2dBackwardWeights(const BlockView& view, size_t root, BlockBuilder& builder);
+std::optional<Replacement> MatchDnnlMaxPool2d(const BlockView& view, size_t root, BlockBuilder& builder);
 std::optional<Replacement> MatchDnnlMaxPool2dBackward(const BlockView& view, size_t root, BlockBuilder& builder);
 
 }  // namespace rxt::legalize_library
