@@ -9,13 +9,8 @@
 
 #include "cpu_isa.h"
 #include "externs.h"
-#include "host_threads.h"
+#include "pool_planes.h"
 #include "tensor_args.h"
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define RXT_HAVE_POOL_AVX512 1
-#endif
 
 namespace rxt::lib_dnnl {
 namespace {
@@ -44,10 +39,6 @@ void PlanePortable(const PoolShape& s, const float* x, float* out) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
-
-__attribute__((target("avx512f"))) inline __mmask16 Lanes(int64_t n) {
-  return n >= 16 ? __mmask16(0xFFFF) : n <= 0 ? __mmask16(0) : __mmask16((1u << n) - 1);
-}
 
 // 2x2 windows: 32 columns of two rows, the larger of each column pair, then of the even and
 // odd columns: 16 windows.
@@ -98,14 +89,7 @@ void MaxPool2d(void* const* args, int num_args) {
   }
   int64_t planes = x.shape[0] * x.shape[1], plane = shape.h * shape.w, pooled_plane = pooled[2] * pooled[3];
   if (planes == 0 || pooled_plane == 0) return;
-  // About 16k input elements per pool item.
-  int64_t per_item = std::max<int64_t>(1, 16384 / plane);
-  int64_t items = (planes + per_item - 1) / per_item;
-  ParallelParts(items, [&](int64_t item) {
-    for (int64_t p = item * per_item; p < std::min(planes, (item + 1) * per_item); ++p) {
-      Plane(shape, x.data + p * plane, out.data + p * pooled_plane);
-    }
-  });
+  ForEachPlane(planes, plane, [&](int64_t p) { Plane(shape, x.data + p * plane, out.data + p * pooled_plane); });
 }
 
 }  // namespace rxt::lib_dnnl

@@ -10,13 +10,8 @@
 
 #include "cpu_isa.h"
 #include "externs.h"
-#include "host_threads.h"
+#include "pool_planes.h"
 #include "tensor_args.h"
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define RXT_HAVE_POOL_AVX512 1
-#endif
 
 namespace rxt::lib_dnnl {
 namespace {
@@ -55,10 +50,6 @@ void PlanePortable(const PlaneShape& s, const float* dz, const float* x, float* 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
-
-__attribute__((target("avx512f"))) inline __mmask16 Lanes(int64_t n) {
-  return n >= 16 ? __mmask16(0xFFFF) : n <= 0 ? __mmask16(0) : __mmask16((1u << n) - 1);
-}
 
 // 2x2 windows: each step reads 32 columns of two rows, splits them into the windows' four
 // corners (even/odd columns), and writes all four corners back, so no zero fill is needed.
@@ -134,14 +125,8 @@ void MaxPool2dBackward(void* const* args, int num_args) {
   PlaneShape shape{x.shape[2], x.shape[3], kh, kw, relu == 1};
   int64_t planes = x.shape[0] * x.shape[1], plane = shape.h * shape.w, pooled_plane = pooled[2] * pooled[3];
   if (planes == 0 || plane == 0) return;
-  // About 16k elements per pool item.
-  int64_t per_item = std::max<int64_t>(1, 16384 / plane);
-  int64_t items = (planes + per_item - 1) / per_item;
-  ParallelParts(items, [&](int64_t item) {
-    for (int64_t p = item * per_item; p < std::min(planes, (item + 1) * per_item); ++p) {
-      Plane(shape, dz.data + p * pooled_plane, x.data + p * plane, dx.data + p * plane);
-    }
-  });
+  ForEachPlane(planes, plane,
+               [&](int64_t p) { Plane(shape, dz.data + p * pooled_plane, x.data + p * plane, dx.data + p * plane); });
 }
 
 }  // namespace rxt::lib_dnnl
