@@ -110,6 +110,69 @@ TEST_F(MemoryPlanRun, SymbolicStorageIsReusedWhileTheDimsRepeat) {
   EXPECT_EQ(y.tensor().data_as<float>()[19], 5.0f) << "a held result is never written again";
 }
 
+// A view shares its tensor's storage (no copy) and keeps it from being reused while the view
+// is read: %b would otherwise take %a's place and overwrite what %v shows.
+TEST_F(MemoryPlanRun, AViewSharesStorageAndKeepsItAlive) {
+  VirtualMachine vm(CompileToExecutable(ParseModule(R"(
+def @main(%x: Tensor((3, 4), float32)) -> Tensor((12,), float32) {
+  %a = call_extern("test.plus_one", (%x,), out_sinfo=Tensor((3, 4), float32))
+  %v = view(%a, out_sinfo=Tensor((12,), float32))
+  %b = call_extern("test.plus_one", (%x,), out_sinfo=Tensor((3, 4), float32))
+  %c = call_extern("test.plus_one", (%b,), out_sinfo=Tensor((3, 4), float32))
+  %w = view(%c, out_sinfo=Tensor((12,), float32))
+  %d = call_extern("test.plus_one", (%v,), out_sinfo=Tensor((12,), float32))
+  return %d
+})")),
+                    provider_, externs_);
+  for (int call = 0; call < 3; ++call) {
+    recorder_.outputs.clear();
+    Value y = vm.Invoke("main", {Value(Ones(3))});
+    EXPECT_EQ(y.tensor().shape(), (std::vector<int64_t>{12}));
+    for (int64_t i = 0; i < 12; ++i) ASSERT_EQ(y.tensor().data_as<float>()[i], 3.0f) << "call " << call << ", " << i;
+    ASSERT_EQ(recorder_.outputs.size(), 4u);
+    EXPECT_NE(recorder_.outputs[1], recorder_.outputs[0]) << "b must not take a's storage while v is alive";
+    EXPECT_NE(recorder_.outputs[2], recorder_.outputs[0]) << "c must not take a's storage while v is alive";
+  }
+  EXPECT_EQ(vm.num_storage_allocations(), 2) << "the arena and one result buffer (each result is dropped before the next call)";
+}
+
+// A view of a symbolic tensor whose dims do not multiply out to the tensor's elements is an
+// error at run time (the struct info could not tell), naming the function.
+TEST_F(MemoryPlanRun, AViewOfTheWrongSizeIsAnError) {
+  VirtualMachine vm(CompileToExecutable(ParseModule(R"(
+def @main(%x: Tensor((n, 4), float32)) -> Tensor((n, 2), float32) {
+  %v = view(%x, out_sinfo=Tensor((n, 2), float32))
+  return %v
+})")),
+                    provider_, externs_);
+  try {
+    vm.Invoke("main", {Value(Ones(3))});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "main: a view of 12 elements cannot have 6");
+  }
+}
+
+// A returned view escapes with its tensor: each call returns storage of its own, and the
+// caller's view is never written again.
+TEST_F(MemoryPlanRun, AReturnedViewIsNeverOverwritten) {
+  VirtualMachine vm(CompileToExecutable(ParseModule(R"(
+def @main(%x: Tensor((3, 4), float32)) -> Tensor((12,), float32) {
+  %a = call_extern("test.plus_one", (%x,), out_sinfo=Tensor((3, 4), float32))
+  %v = view(%a, out_sinfo=Tensor((12,), float32))
+  return %v
+})")),
+                    provider_, externs_);
+  Value first = vm.Invoke("main", {Value(Ones(3))});
+  Value second = vm.Invoke("main", {Value(Ones(3))});
+  EXPECT_NE(first.tensor().data(), second.tensor().data());
+  Tensor held = second.tensor();
+  held.data_as<float>()[0] = 9.0f;
+  vm.Invoke("main", {Value(Ones(3))});
+  EXPECT_EQ(first.tensor().data_as<float>()[0], 2.0f);
+  EXPECT_EQ(held.data_as<float>()[0], 9.0f);
+}
+
 TEST_F(MemoryPlanRun, WithoutAPlanEveryOutputHasStorageOfItsOwn) {
   VirtualMachine vm(CompileToExecutable(ParseModule(Chain("3")), {.backend = "", .plan_memory = false}), provider_,
                     externs_);

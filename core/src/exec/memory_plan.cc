@@ -30,6 +30,7 @@ std::vector<int32_t> Reads(const Instruction& ins) {
   switch (ins.op) {
     case Opcode::kMove:
     case Opcode::kGetItem:
+    case Opcode::kView:
     case Opcode::kMatch:
     case Opcode::kJumpIfFalse:
     case Opcode::kReturn: return {ins.arg};
@@ -96,6 +97,7 @@ bool AnalyzeLifetimes(const VMFunction& f, std::vector<PlannedTensor>& tensors) 
       // arguments) may hold whatever they hold.
       case Opcode::kMove:
       case Opcode::kGetItem:
+      case Opcode::kView:  // the same storage: reading the view reads the tensor
       case Opcode::kMakeTuple:
       case Opcode::kCallFunc: AddAll(holds[ins.dst], read); break;
       case Opcode::kReturn:
@@ -123,6 +125,22 @@ int64_t PlaceInArena(const PlannedTensor& t, const std::vector<std::pair<const P
   return offset;
 }
 
+/// A view whose tensor always comes from planned storage (an arena tensor or a reuse slot,
+/// the same storage call after call) gets aux 1: the VM keeps the view between calls instead
+/// of making a new one (no heap allocation in steady state). Others (views of arguments,
+/// constants, results of calls) get aux 0.
+void MarkCachedViews(VMFunction& f) {
+  for (Instruction& ins : f.code) {
+    if (ins.op != Opcode::kView) continue;
+    bool planned = false, other = false;
+    for (const Instruction& writer : f.code) {
+      if (writer.dst != ins.arg || &writer == &ins) continue;
+      (writer.op == Opcode::kAllocTensor && writer.aux != 0 ? planned : other) = true;
+    }
+    ins.aux = planned && !other && ins.arg >= f.num_params() ? 1 : 0;
+  }
+}
+
 }  // namespace
 
 void PlanMemory(VMFunction& f) {
@@ -130,7 +148,7 @@ void PlanMemory(VMFunction& f) {
   f.arena_tensors.clear();
   f.num_reuse_slots = 0;
   for (Instruction& ins : f.code) {
-    if (ins.op == Opcode::kAllocTensor) ins.aux = 0;
+    if (ins.op == Opcode::kAllocTensor || ins.op == Opcode::kView) ins.aux = 0;
   }
   std::vector<PlannedTensor> tensors;
   if (!AnalyzeLifetimes(f, tensors)) return;
@@ -176,6 +194,7 @@ void PlanMemory(VMFunction& f) {
     ins.aux = -static_cast<int32_t>(slot - slots.begin()) - 1;
   }
   f.num_reuse_slots = static_cast<int32_t>(slots.size());
+  MarkCachedViews(f);
 }
 
 }  // namespace rxt

@@ -311,6 +311,7 @@ class FunctionCompiler {
     if (const auto* op = call.callee->As<OpNode>()) {
       const std::string& name = op->name();
       if (name == "call_kernel" || name == "call_extern") return CompileDestinationPassingCall(call, name);
+      if (name == "view") return CompileView(call);
       Fail(call.span, "op '", name, "' was not legalized; run LegalizeOps before building an executable");
     }
     if (const auto* gv = call.callee->As<GlobalVarNode>()) {
@@ -368,6 +369,21 @@ class FunctionCompiler {
     if (outputs.size() == 1) return outputs[0];
     int32_t dst = NewRegister();
     Emit({Opcode::kMakeTuple, dst, -1, -1, 0, std::move(outputs)});
+    return dst;
+  }
+
+  /// view(x, out_sinfo=T): x's storage with T's dims (kView; no copy).
+  int32_t CompileView(const CallNode& call) {
+    const auto* t = call.sinfo_args.size() == 1 && call.sinfo_args[0] != nullptr ? call.sinfo_args[0]->As<TensorSINode>()
+                                                                                 : nullptr;
+    if (call.args.size() != 1 || t == nullptr || !t->shape.has_value() || t->dtype == DType::kUnknown) {
+      Fail(call.span, "view takes one tensor and the struct info of its output (a tensor of known dtype and shape)");
+    }
+    int32_t source = CompileExpr(call.args[0]);
+    std::vector<int32_t> dims;
+    for (const PrimExpr& d : *t->shape) dims.push_back(CompileDim(d, call.span, "the output of view"));
+    int32_t dst = NewRegister();
+    Emit({Opcode::kView, dst, source, static_cast<int32_t>(t->dtype), 0, std::move(dims)});
     return dst;
   }
 

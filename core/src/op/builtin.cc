@@ -38,6 +38,31 @@ StructInfo InferCallExtern(const CallNode& call) {
   return OutputsFromSInfoArgs(call, true);
 }
 
+int64_t StaticElements(const TensorSINode& t) {
+  int64_t n = 1;
+  for (int64_t d : t.StaticShape()) n *= d;
+  return n;
+}
+
+StructInfo InferView(const CallNode& call) {
+  const auto* x = ArgSI(call, 0)->As<TensorSINode>();
+  if (x == nullptr) OpError(call, StrCat(DescribeArg(call, 0), " must be a tensor"));
+  if (call.sinfo_args.size() != 1) OpError(call, "needs the struct info of its one output (out_sinfo)");
+  const auto* out = call.sinfo_args[0] == nullptr ? nullptr : call.sinfo_args[0]->As<TensorSINode>();
+  if (out == nullptr || !out->shape.has_value() || out->dtype == DType::kUnknown) {
+    OpError(call, "the output must be a tensor of known dtype and shape (out_sinfo)");
+  }
+  if (x->dtype != DType::kUnknown && x->dtype != out->dtype) {
+    OpError(call, StrCat("a view keeps the dtype: ", DescribeArg(call, 0), " is ", DTypeName(x->dtype), ", the output ",
+                         DTypeName(out->dtype)));
+  }
+  if (x->shape && x->IsStatic() && out->IsStatic() && StaticElements(*x) != StaticElements(*out)) {
+    OpError(call, StrCat("a view keeps the number of elements: ", StaticElements(*x), " in ", DescribeArg(call, 0),
+                         ", ", StaticElements(*out), " in the output"));
+  }
+  return call.sinfo_args[0];
+}
+
 StructInfo InferPrint(const CallNode& call) {
   StringAttr(call, "format");
   for (size_t i = 0; i < call.args.size(); ++i) ArgSI(call, static_cast<int>(i));  // every value is normalized
@@ -79,6 +104,12 @@ void RegisterBuiltinOps(OpRegistry& r) {
       .Input("name", "StringImm")
       .Input("args", "Tuple")
       .Set<FInferStructInfo>(InferCallExtern);
+  r.Def("view")
+      .Describe(
+          "The tensor's storage seen with the shape of out_sinfo (the same dtype and number of elements, "
+          "row-major): no copy. LegalizeOps makes reshape, flatten, expand_dims and squeeze into views.")
+      .Input("x", "Tensor")
+      .Set<FInferStructInfo>(InferView);
   r.Def("print")
       .Describe(
           "Prints its arguments at run time (impure); format, if not empty, is a format string with {} for "

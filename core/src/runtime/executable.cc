@@ -147,6 +147,13 @@ class Validator {
       case Opcode::kJumpIfFalse: Register(ins.arg, pc); Index(ins.index, f_.code.size(), "instruction", pc); return;
       case Opcode::kJump: Index(ins.index, f_.code.size(), "instruction", pc); return;
       case Opcode::kReturn: Register(ins.arg, pc); return;
+      case Opcode::kView:
+        Register(ins.dst, pc);
+        Register(ins.arg, pc);
+        if (ins.index <= 0 || ins.index > static_cast<int32_t>(DType::kBool)) Fail("instruction ", pc, " views dtype ", ins.index);
+        if (ins.aux != 0 && ins.aux != 1) Fail("instruction ", pc, " has view mode ", ins.aux);
+        shape_exprs();
+        return;
     }
     Fail("instruction ", pc, " has unknown opcode ", static_cast<int>(ins.op));
   }
@@ -174,6 +181,7 @@ const char* OpcodeName(Opcode op) {
     case Opcode::kJumpIfFalse: return "jump_if_false";
     case Opcode::kJump: return "jump";
     case Opcode::kReturn: return "return";
+    case Opcode::kView: return "view";
   }
   return "?";
 }
@@ -214,6 +222,7 @@ std::string Executable::Disassemble() const {
       if (ins.op == Opcode::kCallKernel && ins.index < static_cast<int>(kernels.size())) os << " (" << kernels[ins.index].name << ")";
       if (ins.op == Opcode::kCallExtern && ins.index < static_cast<int>(externs.size())) os << " (" << externs[ins.index] << ")";
       if (ins.op == Opcode::kMatch) os << " phase " << ins.aux;
+      if (ins.op == Opcode::kView && ins.aux == 1) os << " kept";
       if (!ins.operands.empty()) {
         os << " [";
         for (size_t i = 0; i < ins.operands.size(); ++i) os << (i ? " " : "") << ins.operands[i];

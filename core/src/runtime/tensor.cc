@@ -49,6 +49,18 @@ int64_t Tensor::numel() const {
   return n;
 }
 
+Tensor Tensor::Reshaped(std::vector<int64_t> shape) const {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) Throw(ErrorCode::kInvalidArgument, "a view cannot have the negative dim ", d);
+    n *= d;
+  }
+  if (n != numel()) {
+    Throw(ErrorCode::kInvalidArgument, "a view of ", numel(), " elements cannot have ", n);
+  }
+  return FromSharedStorage(std::move(shape), dtype_, storage_);
+}
+
 size_t Tensor::nbytes() const { return static_cast<size_t>(numel()) * DTypeBytes(dtype_); }
 
 double Tensor::GetAsDouble(int64_t i) const {

@@ -70,6 +70,8 @@ struct VirtualMachine::Frame {
   // Per instruction (empty unless the function has per-call allocations): the last tensors an
   // unplanned alloc_tensor made, newest first, to be reused once nothing else holds them.
   std::vector<std::array<Value, 2>> recycled;
+  // Per instruction (empty unless the function has one): the last view a cached view made.
+  std::vector<Value> views;
 };
 
 namespace {
@@ -158,6 +160,10 @@ VirtualMachine::Frame& VirtualMachine::AcquireFrame(int function, int depth) {
       return ins.op == Opcode::kAllocTensor && ins.aux == 0;
     });
     if (allocates_per_call) frame->recycled.resize(f.code.size());
+    bool caches_views = std::any_of(f.code.begin(), f.code.end(), [](const Instruction& ins) {
+      return ins.op == Opcode::kView && ins.aux == 1;
+    });
+    if (caches_views) frame->views.resize(f.code.size());
     frames[depth] = std::move(frame);
   }
   return *frames[depth];
@@ -323,6 +329,41 @@ void VirtualMachine::AllocTensor(const VMFunction& f, const Instruction& ins, Fr
   frame.registers[ins.dst] = recycled[0];
 }
 
+// A view of a planned tensor (aux 1) is kept in the frame and handed out again while its
+// tensor and dims are the same (the storage is the frame's, so holding the view keeps nothing
+// else alive); other views are made anew.
+void VirtualMachine::View(const VMFunction& f, const Instruction& ins, Frame& frame) {
+  const Value& source = frame.registers[ins.arg];
+  DType dtype = static_cast<DType>(ins.index);
+  if (!source.is_tensor() || !source.tensor().defined() || source.tensor().dtype() != dtype) {
+    Throw(ErrorCode::kInvalidArgument, f.name, ": a view needs a ", DTypeName(dtype), " tensor, got ", source.Describe());
+  }
+  const Tensor& tensor = source.tensor();
+  size_t n = ins.operands.size();
+  int64_t elements = 1;
+  for (size_t i = 0; i < n; ++i) {
+    frame.dims[i] = EvalShapeExpr(f, frame.slots, ins.operands[i]);
+    if (frame.dims[i] < 0) Throw(ErrorCode::kInvalidArgument, f.name, ": view dim ", i, " is negative (", frame.dims[i], ")");
+    elements *= frame.dims[i];
+  }
+  if (elements != tensor.numel()) {
+    Throw(ErrorCode::kInvalidArgument, f.name, ": a view of ", tensor.numel(), " elements cannot have ", elements);
+  }
+  auto dims = frame.dims.begin();
+  if (ins.aux == 1) {
+    Value& cached = frame.views[static_cast<size_t>(&ins - f.code.data())];
+    if (cached.is_tensor() && cached.tensor().data() == tensor.data() && cached.tensor().shape().size() == n &&
+        std::equal(cached.tensor().shape().begin(), cached.tensor().shape().end(), dims)) {
+      frame.registers[ins.dst] = cached;
+      return;
+    }
+    cached = Value(tensor.Reshaped(std::vector<int64_t>(dims, dims + static_cast<ptrdiff_t>(n))));
+    frame.registers[ins.dst] = cached;
+    return;
+  }
+  frame.registers[ins.dst] = Value(tensor.Reshaped(std::vector<int64_t>(dims, dims + static_cast<ptrdiff_t>(n))));
+}
+
 Value VirtualMachine::Run(int function, const Value* args, int num_args, int depth) {
   const VMFunction& f = exec_.functions[function];
   if (num_args != f.num_params()) {
@@ -378,6 +419,7 @@ Value VirtualMachine::Run(int function, const Value* args, int num_args, int dep
         break;
       }
       case Opcode::kMatch: Match(f, ins, frame); break;
+      case Opcode::kView: View(f, ins, frame); break;
       case Opcode::kJumpIfFalse:
         if (!IsTrue(regs[ins.arg])) next = ins.index;
         break;

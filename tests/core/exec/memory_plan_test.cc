@@ -160,6 +160,64 @@ def @main(%x: Tensor((n, 4), float32)) -> Tensor((n, 4), float32) {
   EXPECT_TRUE(f.arena_tensors.empty());
 }
 
+// A view reads its tensor's storage: the tensor stays alive (no other tensor takes its
+// storage) until the view's last reader; a view of a planned tensor is kept between calls
+// (aux 1), a view of an argument is not.
+TEST(MemoryPlan, AViewKeepsItsTensorAlive) {
+  Executable exec = Compile(R"(
+def @main(%x: Tensor((2, 3), float32)) -> Tensor((6,), float32) {
+  %a = call_extern("f", (%x,), out_sinfo=Tensor((2, 3), float32))
+  %v = view(%a, out_sinfo=Tensor((6,), float32))
+  %b = call_extern("f", (%x,), out_sinfo=Tensor((2, 3), float32))
+  %c = call_extern("f", (%b,), out_sinfo=Tensor((2, 3), float32))
+  %d = call_extern("f", (%v, %c), out_sinfo=Tensor((6,), float32))
+  %w = view(%x, out_sinfo=Tensor((6,), float32))
+  %e = call_extern("f", (%d, %w), out_sinfo=Tensor((6,), float32))
+  return %e
+})");
+  const VMFunction& f = exec.functions[0];
+  std::vector<const Instruction*> allocs = Allocs(f);
+  ASSERT_EQ(allocs.size(), 5u);
+  // Without the view, a would be dead after its view and b could take its storage.
+  EXPECT_TRUE(Disjoint(Placed(f, allocs[0]), Placed(f, allocs[1])));
+  EXPECT_TRUE(Disjoint(Placed(f, allocs[0]), Placed(f, allocs[2])));
+  std::vector<int32_t> view_modes;
+  for (const Instruction& ins : f.code) {
+    if (ins.op == Opcode::kView) view_modes.push_back(ins.aux);
+  }
+  EXPECT_EQ(view_modes, (std::vector<int32_t>{1, 0})) << "a's view is kept, x's is not";
+}
+
+// A view of the result escapes with it: the tensor is not planned.
+TEST(MemoryPlan, AReturnedViewsTensorEscapes) {
+  Executable exec = Compile(R"(
+def @main(%x: Tensor((2, 3), float32)) -> Tensor((6,), float32) {
+  %a = call_extern("f", (%x,), out_sinfo=Tensor((2, 3), float32))
+  %v = view(%a, out_sinfo=Tensor((6,), float32))
+  return %v
+})");
+  const VMFunction& f = exec.functions[0];
+  ASSERT_EQ(Allocs(f).size(), 1u);
+  EXPECT_EQ(Allocs(f)[0]->aux, 0) << "escapes through its view";
+  EXPECT_EQ(f.arena_bytes, 0);
+}
+
+TEST(MemoryPlan, ViewsSurviveSaveAndLoad) {
+  Executable exec = Compile(R"(
+def @main(%x: Tensor((2, 3), float32)) -> Tensor((2, 3), float32) {
+  %a = call_extern("f", (%x,), out_sinfo=Tensor((2, 3), float32))
+  %v = view(%a, out_sinfo=Tensor((6,), float32))
+  %b = call_extern("f", (%v,), out_sinfo=Tensor((2, 3), float32))
+  return %b
+})");
+  std::vector<uint8_t> bytes = exec.Serialize();
+  Executable loaded = Executable::Deserialize(bytes.data(), bytes.size());
+  std::string listing = loaded.Disassemble();
+  EXPECT_EQ(listing, exec.Disassemble());
+  EXPECT_NE(listing.find(": view r"), std::string::npos) << listing;
+  EXPECT_NE(listing.find(" kept"), std::string::npos) << listing;
+}
+
 TEST(MemoryPlan, OffLeavesEveryAllocationPerCall) {
   Executable exec = Compile(kChain, /*plan=*/false);
   for (const Instruction* alloc : Allocs(exec.functions[0])) EXPECT_EQ(alloc->aux, 0);
@@ -207,6 +265,28 @@ Instruction& FirstAlloc(VMFunction& f) {
     if (ins.op == Opcode::kAllocTensor) return ins;
   }
   throw std::logic_error("no alloc_tensor");
+}
+
+TEST(MemoryPlan, ACorruptViewIsRejected) {
+  const std::string text = R"(
+def @main(%x: Tensor((2, 3), float32)) -> Tensor((2, 3), float32) {
+  %v = view(%x, out_sinfo=Tensor((6,), float32))
+  %a = call_extern("f", (%v,), out_sinfo=Tensor((2, 3), float32))
+  return %a
+})";
+  auto view = [](VMFunction& f) -> Instruction& {
+    for (Instruction& ins : f.code) {
+      if (ins.op == Opcode::kView) return ins;
+    }
+    throw std::logic_error("no view");
+  };
+  auto contains = [](const std::string& error, const std::string& piece) {
+    return error.find(piece) != std::string::npos;
+  };
+  EXPECT_PRED2(contains, CorruptPlanError(text, [&](VMFunction& f) { view(f).aux = 2; }), "has view mode 2");
+  EXPECT_PRED2(contains, CorruptPlanError(text, [&](VMFunction& f) { view(f).index = 99; }), "views dtype 99");
+  EXPECT_PRED2(contains, CorruptPlanError(text, [&](VMFunction& f) { view(f).arg = 1000; }), "register");
+  EXPECT_PRED2(contains, CorruptPlanError(text, [&](VMFunction& f) { view(f).operands = {1000}; }), "shape expr");
 }
 
 TEST(MemoryPlan, ACorruptPlanIsRejected) {

@@ -40,6 +40,27 @@ TEST(CallExternOpTest, ResultIsTheDeclaredOutput) {
             "call_extern: needs the struct info of its output (out_sinfo)");
 }
 
+TEST(ViewOpTest, ResultIsTheDeclaredShapeOfTheSameElements) {
+  PrimVar n = MakePrimVar("n");
+  EXPECT_EQ(Infer("view", {T("x", {64, 16, 5, 5})}, {}, {TensorSI(std::vector<int64_t>{64, 400}, f32)}),
+            "Tensor((64, 400), float32)");
+  EXPECT_EQ(Infer("view", {S("x", {n, I(4)})}, {}, {TensorSI(std::vector<PrimExpr>{n * I(4)}, f32)}),
+            "Tensor((n * 4,), float32)");
+  EXPECT_TRUE(OpRegistry::Global().Get("view").pure());
+}
+
+TEST(ViewOpTest, RejectsBadCalls) {
+  StructInfo out = TensorSI(std::vector<int64_t>{6}, f32);
+  EXPECT_EQ(InferError("view", {T("x", {2, 3})}), "view: needs the struct info of its one output (out_sinfo)");
+  EXPECT_EQ(InferError("view", {T("x", {2, 3})}, {}, {TensorSI(std::vector<int64_t>{7}, f32)}),
+            "view: a view keeps the number of elements: 6 in x %x: Tensor((2, 3), float32), 7 in the output");
+  EXPECT_EQ(InferError("view", {T("x", {2, 3})}, {}, {TensorSI(std::vector<int64_t>{6}, i64)}),
+            "view: a view keeps the dtype: x %x: Tensor((2, 3), float32) is float32, the output int64");
+  EXPECT_EQ(InferError("view", {T("x", {2, 3})}, {}, {TensorSI(f32, 1)}),
+            "view: the output must be a tensor of known dtype and shape (out_sinfo)");
+  EXPECT_EQ(InferError("view", {Tup({T("x", {2, 3})})}, {}, {out}).rfind("view: ", 0), 0u);
+}
+
 TEST(PrintOpTest, ImpureAndReturnsEmptyTuple) {
   EXPECT_FALSE(OpRegistry::Global().Get("print").pure());
   EXPECT_EQ(Infer("print", {T("x", {2}), MakeStringImm("hello")}), "Tuple()");

@@ -83,7 +83,7 @@ TEST(Executable, RejectsBadMagicAndWrongVersion) {
   future[8] = 9;
   Resign(future);
   EXPECT_EQ(LoadError(future),
-            "executable 'small.rxtx': format version 9 is not supported (this build reads versions 1 to 2)");
+            "executable 'small.rxtx': format version 9 is not supported (this build reads versions 1 to 3)");
 }
 
 // ---- The ahead-of-time kernel library's path (format version 2).

@@ -129,6 +129,8 @@
 //   print(values...; format="")  impure; returns ()
 //   assert(condition, message)   impure; condition a bool scalar, message a StringImm;
 //                                returns ()
+//   view(x)                      x's storage with the shape of sinfo_args[0] (same dtype and
+//                                element count): no copy; what reshape and its kin legalize to
 #pragma once
 
 #include <array>
@@ -162,7 +164,7 @@ inline constexpr auto kCoreOpNames = std::to_array<std::string_view>({
     // checkpointing
     "checkpoint_start", "checkpoint_end",
     // builtins
-    "call_kernel", "call_extern", "print", "assert",
+    "call_kernel", "call_extern", "print", "assert", "view",
 });
 
 /// Declares every core op in |registry| (OpRegistry::Global() calls it once).

@@ -29,8 +29,9 @@ enum class Opcode : uint8_t {
   kJumpIfFalse,  // if reg[arg] is false (0-d tensor or int), jump to instruction |index|
   kJump,         // jump to instruction |index|
   kReturn,       // return reg[arg]
+  kView,         // dst = reg[arg] (a tensor of dtype |index|) seen with shape shape_exprs[operands...]: no copy
 };
-inline constexpr int kNumOpcodes = static_cast<int>(Opcode::kReturn) + 1;
+inline constexpr int kNumOpcodes = static_cast<int>(Opcode::kView) + 1;
 const char* OpcodeName(Opcode op);
 
 struct Instruction {
@@ -104,8 +105,8 @@ struct VMFunction {
 class Executable {
  public:
   /// Version 2 added the memory plan of each function and the path of the ahead-of-time
-  /// kernel library; version 1 files still load (without them).
-  static constexpr uint32_t kFormatVersion = 2;
+  /// kernel library, version 3 the view instruction; older files still load.
+  static constexpr uint32_t kFormatVersion = 3;
   static constexpr uint32_t kOldestFormatVersion = 1;
 
   std::vector<VMFunction> functions;

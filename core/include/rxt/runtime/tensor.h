@@ -54,6 +54,9 @@ class Tensor {
   /// Writes element |i| (flat index) from a double, converting to the dtype.
   void SetFromDouble(int64_t i, double value);
 
+  /// A view of the same storage with |shape| (row-major, so only the dims change): no copy.
+  /// Throws kInvalidArgument unless the element counts agree.
+  Tensor Reshaped(std::vector<int64_t> shape) const;
   /// Deep copy.
   Tensor Clone() const;
   /// Same dtype, shape and bytes.

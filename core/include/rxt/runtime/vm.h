@@ -50,6 +50,7 @@ class VirtualMachine {
   void Match(const VMFunction& f, const Instruction& ins, Frame& frame);
   void CallKernelLike(const Instruction& ins, Frame& frame);
   void AllocTensor(const VMFunction& f, const Instruction& ins, Frame& frame);
+  void View(const VMFunction& f, const Instruction& ins, Frame& frame);
   Frame& AcquireFrame(int function, int depth);
 
   Executable exec_;

@@ -1,4 +1,4 @@
-/// The builtins (call_kernel, call_extern, print, assert) are already legal: their
+/// The builtins (call_kernel, call_extern, print, assert, view) are already legal: their
 /// legalization keeps the call as it is. The checkpoint markers (checkpoint_start,
 /// checkpoint_end) only matter to the Gradient pass: legalized, a marker is its argument.
 #include "legalize_util.h"
@@ -6,7 +6,7 @@
 namespace rxt::legalize {
 
 void RegisterBuiltinLegalizations(OpRegistry& r) {
-  for (const char* name : {"call_kernel", "call_extern", "print", "assert"}) {
+  for (const char* name : {"call_kernel", "call_extern", "print", "assert", "view"}) {
     SetLegalization(r, name, [](LegalizeContext&, const CallNode&) { return Expr(); });
   }
   for (const char* name : {"checkpoint_start", "checkpoint_end"}) {

@@ -1,5 +1,7 @@
-/// Legalization of the shape manipulations: each is a copy kernel with an index map (reshape
-/// and flatten go through the row-major position), except collapse_sum_to, a reduction.
+/// Legalization of the shape manipulations: reshape, flatten, expand_dims and squeeze keep
+/// the row-major order of the elements, so they become views of their input's storage (the
+/// builtin `view`: no kernel, no copy); the others are copy kernels with an index map, and
+/// collapse_sum_to is a reduction.
 #include <algorithm>
 
 #include "legalize_util.h"
@@ -19,6 +21,11 @@ Expr LegalizeCopy(LegalizeContext& context, const CallNode& call, const std::fun
   return k.Finish(context, {result});
 }
 
+/// view(x, out_sinfo=the call's result): the same elements in the same order.
+Expr LegalizeView(LegalizeContext&, const CallNode& call) {
+  return MakeOpCall("view", {call.args[0]}, {}, {call.struct_info}, call.span);
+}
+
 Expr LegalizePermuteDims(LegalizeContext& context, const CallNode& call) {
   std::optional<std::vector<int64_t>> axes = infer::OptionalIntListAttr(call, "axes");
   return LegalizeCopy(context, call, [&](const TensorRef& x, const Dims&, const Index& i) {
@@ -34,56 +41,6 @@ Expr LegalizePermuteDims(LegalizeContext& context, const CallNode& call) {
   });
 }
 
-/// Splits static |in| and |out| dims into consecutive groups of equal element count: (64, 16, 5,
-/// 5) -> (64, 400) gives {[0], [0]} and {[1, 3], [1, 2]} (half-open ranges). Empty when a dim is
-/// symbolic or zero, or the products never meet.
-struct DimGroup {
-  size_t in_begin, in_end, out_begin, out_end;
-};
-std::vector<DimGroup> MatchingGroups(const Dims& in, const Dims& out) {
-  std::vector<int64_t> a, b;
-  for (const PrimExpr& d : in) a.push_back(infer::StaticDim(d).value_or(0));
-  for (const PrimExpr& d : out) b.push_back(infer::StaticDim(d).value_or(0));
-  if (std::count(a.begin(), a.end(), 0) > 0 || std::count(b.begin(), b.end(), 0) > 0) return {};
-  std::vector<DimGroup> groups;
-  size_t i = 0, j = 0;
-  while (i < a.size() || j < b.size()) {
-    DimGroup g{i, i, j, j};
-    int64_t pa = 1, pb = 1;
-    // Dims of 1 join the current group; a group closes when both products are equal.
-    do {
-      if (pa <= pb && g.in_end < a.size()) {
-        pa *= a[g.in_end++];
-      } else if (g.out_end < b.size()) {
-        pb *= b[g.out_end++];
-      } else {
-        return {};
-      }
-    } while (pa != pb || (g.in_end < a.size() && a[g.in_end] == 1) || (g.out_end < b.size() && b[g.out_end] == 1));
-    groups.push_back(g);
-    i = g.in_end, j = g.out_end;
-  }
-  return groups;
-}
-
-/// Row-major reshape: the position in |out| read back in |x|'s shape. With static shapes each
-/// group of dims is mapped on its own, so merged dims cost a sum and only split dims divide
-/// (flattening (64, 16, 5, 5) to (64, 400) divides 400's index, not the whole position).
-Index ThroughRowMajor(const TensorRef& x, const Dims& out, const Index& i) {
-  std::vector<DimGroup> groups = MatchingGroups(x.shape(), out);
-  if (groups.empty()) return UnravelIndex(FlatIndex(i, out), x.shape());
-  Index in;
-  for (const DimGroup& g : groups) {
-    Index out_part(i.begin() + g.out_begin, i.begin() + g.out_end);
-    Dims out_dims(out.begin() + g.out_begin, out.begin() + g.out_end);
-    Dims in_dims(x.shape().begin() + g.in_begin, x.shape().begin() + g.in_end);
-    PrimExpr flat = out_part.size() == 1 ? out_part[0] : FlatIndex(out_part, out_dims);
-    Index in_part = in_dims.size() == 1 ? Index{flat} : UnravelIndex(flat, in_dims);
-    in.insert(in.end(), in_part.begin(), in_part.end());
-  }
-  return in;
-}
-
 Expr LegalizeBroadcastTo(LegalizeContext& context, const CallNode& call) {
   return LegalizeCopy(context, call, [](const TensorRef& x, const Dims& out, const Index& i) {
     return BroadcastIndex(i, out, x.shape());
@@ -91,33 +48,6 @@ Expr LegalizeBroadcastTo(LegalizeContext& context, const CallNode& call) {
 }
 
 // |axis| are positions in the result.
-Expr LegalizeExpandDims(LegalizeContext& context, const CallNode& call) {
-  return LegalizeCopy(context, call, [&](const TensorRef&, const Dims& out, const Index& i) {
-    std::vector<int> axes = infer::NormalizeAxes(call, 0, infer::IntListAttr(call, "axis"), static_cast<int>(out.size()));
-    Index in;
-    for (size_t k = 0; k < out.size(); ++k) {
-      if (std::find(axes.begin(), axes.end(), static_cast<int>(k)) == axes.end()) in.push_back(i[k]);
-    }
-    return in;
-  });
-}
-
-// The squeezed dims (the given ones, or every static 1) read index 0.
-Expr LegalizeSqueeze(LegalizeContext& context, const CallNode& call) {
-  std::optional<std::vector<int64_t>> axis = infer::OptionalIntListAttr(call, "axis");
-  return LegalizeCopy(context, call, [&](const TensorRef& x, const Dims&, const Index& i) {
-    std::vector<bool> squeezed(x.ndim(), false);
-    if (axis) {
-      for (int a : infer::NormalizeAxes(call, 0, *axis, x.ndim())) squeezed[a] = true;
-    } else {
-      for (int k = 0; k < x.ndim(); ++k) squeezed[k] = infer::StaticDim(x.dim(k)) == 1;
-    }
-    Index in;
-    size_t next = 0;
-    for (int k = 0; k < x.ndim(); ++k) in.push_back(squeezed[k] ? Int(0) : i[next++]);
-    return in;
-  });
-}
 
 // Sums the leading dims x has beyond the target, and the dims where the target is 1 and x
 // is not.
@@ -153,16 +83,12 @@ Expr LegalizeCollapseSumTo(LegalizeContext& context, const CallNode& call) {
 
 void RegisterManipulateLegalizations(OpRegistry& r) {
   SetLegalization(r, "permute_dims", LegalizePermuteDims);
-  SetLegalization(r, "reshape", [](LegalizeContext& context, const CallNode& call) {
-    return LegalizeCopy(context, call, ThroughRowMajor);
-  });
-  SetLegalization(r, "flatten", [](LegalizeContext& context, const CallNode& call) {
-    return LegalizeCopy(context, call, ThroughRowMajor);
-  });
+  SetLegalization(r, "reshape", LegalizeView);
+  SetLegalization(r, "flatten", LegalizeView);
   SetLegalization(r, "broadcast_to", LegalizeBroadcastTo);
   SetLegalization(r, "collapse_sum_to", LegalizeCollapseSumTo);
-  SetLegalization(r, "expand_dims", LegalizeExpandDims);
-  SetLegalization(r, "squeeze", LegalizeSqueeze);
+  SetLegalization(r, "expand_dims", LegalizeView);
+  SetLegalization(r, "squeeze", LegalizeView);
 }
 
 }  // namespace rxt::legalize
