@@ -1,7 +1,9 @@
 /// FuseKernels: turns every function FuseOps made for a group (attribute `primitive = true`)
 /// into one kernel (TVM's FuseTIR). The function's body is a dataflow block of call_kernel
 /// bindings; kernel_merge.h merges their kernels: producers are inlined into their consumers'
-/// loads, elementwise work after a reduction runs in the reduction's loop nest. Each call of
+/// loads, elementwise work after a reduction runs in the reduction's loop nest, and a
+/// function returning a Tuple becomes a kernel with one output buffer per item (a call_kernel
+/// with several out_sinfo). Each call of
 /// the function becomes a call_kernel of the merged kernel, which takes the function's name
 /// (structurally equal merged kernels are shared); the function goes away, and so do the
 /// kernels only it called. A function that cannot be merged stays as it is (still correct,
@@ -36,10 +38,11 @@ const CallNode* AsCallKernel(const Expr& value, std::string* kernel) {
   return call;
 }
 
-/// The members of a primitive function, in the form MergeKernels takes; throws
-/// kUnimplemented when its body is not one dataflow block of call_kernel bindings.
+/// The members of a primitive function, in the form MergeKernels takes, and which of them it
+/// returns (|outputs|); throws kUnimplemented when its body is not one dataflow block of
+/// call_kernel bindings.
 std::vector<MergeMember> ReadMembers(const FunctionNode& function, const IRModule& module,
-                                     std::vector<std::string>* kernel_names) {
+                                     std::vector<std::string>* kernel_names, std::vector<size_t>* outputs) {
   const SeqExprNode& body = *function.body;
   if (body.blocks.size() != 1 || !body.blocks[0].is_dataflow) {
     Throw(ErrorCode::kUnimplemented, "FuseKernels: the body must be one dataflow block");
@@ -69,8 +72,18 @@ std::vector<MergeMember> ReadMembers(const FunctionNode& function, const IRModul
     members.push_back(std::move(member));
     kernel_names->push_back(name);
   }
-  if (members.empty() || body.body.get() != bindings.back().var.get()) {
-    Throw(ErrorCode::kUnimplemented, "FuseKernels: the function must return its last binding");
+  // The function returns its last binding, or a Tuple of bindings ending with the last.
+  std::vector<Expr> results = {body.body};
+  if (const auto* tuple = body.body->As<TupleNode>()) results = tuple->fields;
+  for (const Expr& result : results) {
+    auto it = source.find(result.get());
+    if (it == source.end() || it->second >= 0) {
+      Throw(ErrorCode::kUnimplemented, "FuseKernels: the function must return bindings of its block");
+    }
+    outputs->push_back(static_cast<size_t>(-it->second - 1));
+  }
+  if (members.empty() || outputs->back() + 1 != members.size()) {
+    Throw(ErrorCode::kUnimplemented, "FuseKernels: the function must return its last binding (last)");
   }
   return members;
 }
@@ -86,8 +99,11 @@ class CallRewriter : public ExprMutator {
     const auto* gv = node.callee->As<GlobalVarNode>();
     auto it = gv ? kernel_of_.find(gv->name) : kernel_of_.end();
     if (it == kernel_of_.end()) return visited;
+    // Several outputs: one out_sinfo each (the call's result is then their Tuple).
+    std::vector<StructInfo> outputs = {e->struct_info};
+    if (const auto* tuple = e->struct_info->As<TupleSINode>()) outputs = tuple->fields;
     return MakeOpCall("call_kernel", {MakeGlobalVar(it->second), MakeTuple(visited->As<CallNode>()->args)}, {},
-                      {e->struct_info});
+                      std::move(outputs));
   }
 
  private:
@@ -109,14 +125,15 @@ IRModule FuseKernelsInModule(IRModule module) {
     if (!entry.function || !IsPrimitive(*entry.function)) continue;
     try {
       std::vector<std::string> names;
-      std::vector<MergeMember> members = ReadMembers(*entry.function, module, &names);
+      std::vector<size_t> outputs;
+      std::vector<MergeMember> members = ReadMembers(*entry.function, module, &names, &outputs);
       std::vector<StructInfo> inputs;
       std::vector<std::string> input_names;
       for (const Var& param : entry.function->params) {
         inputs.push_back(param->struct_info);
         input_names.push_back(param->name);
       }
-      merged.emplace_back(entry.name, MergeKernels(members, inputs, input_names));
+      merged.emplace_back(entry.name, MergeKernels(members, inputs, input_names, outputs));
       member_kernels.insert(names.begin(), names.end());
     } catch (const Error& error) {
       if (error.code() != ErrorCode::kUnimplemented) throw;

@@ -1,12 +1,14 @@
 /// Merging a fused group's kernels into one (kernel_merge.h): copy, inline, add the epilogue.
 #include "kernel_merge.h"
 
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "fusion_rules.h"
 #include "kernel_stages.h"
 #include "rxt/ir/mutator.h"
+#include "rxt/ir/visitor.h"
 #include "rxt/transform/op_pattern.h"
 #include "tensor_expr_bind.h"
 
@@ -189,12 +191,87 @@ bool SameShape(const Buffer& a, const Buffer& b) {
   return true;
 }
 
+/// The buffers a statement loads from.
+class LoadedBuffers : public StmtVisitor {
+ public:
+  void VisitLoad(const LoadNode& node) override {
+    buffers.insert(node.buffer.get());
+    StmtVisitor::VisitLoad(node);
+  }
+  std::unordered_set<const BufferNode*> buffers;
+};
+
+/// Throws unless |value| reads the buffers in |stored| only at the element |index| writes.
+void CheckReadsBackAtElement(const PrimExpr& value, const std::vector<PrimVar>& index,
+                             const std::vector<Buffer>& stored) {
+  for (const LoadNode* load : CollectLoads(value)) {
+    for (const Buffer& b : stored) {
+      if (load->buffer == b && !IsSameElementIndex(load->indices, index, b->shape)) {
+        CannotMerge("an extra output (", b->name, ") is read at another element than the one being written");
+      }
+    }
+  }
+}
+
+/// The root's last stage (a canonical spatial nest) with a block for each extra output
+/// stage before its own block, in its innermost loop: each extra output is stored at the
+/// element of the iteration, and later blocks may load it back there.
+Stmt AddExtraOutputs(const KernelStage& root, const std::vector<KernelStage>& extras, VarSet& defined) {
+  size_t rank = IterVarsOf(*root.block, IterKind::kSpatial).size();
+  std::vector<const ForNode*> loops;
+  const Stmt* inner = &root.stmt;
+  for (size_t k = 0; k < rank; ++k) {
+    loops.push_back((*inner)->As<ForNode>());
+    if (loops.back() == nullptr) CannotMerge("the last member's loops are not one per dim");
+    inner = &loops.back()->body;
+  }
+  std::vector<Stmt> blocks;
+  std::vector<Buffer> stored;
+  for (const KernelStage& extra : extras) {
+    std::vector<PrimVar> extra_iters = IterVarsOf(*extra.block, IterKind::kSpatial);
+    if (extra.is_reduce || !IsCanonicalStage(extra) || extra_iters.size() != rank ||
+        !SameShape(extra.store->buffer, root.store->buffer)) {
+      CannotMerge("an extra output must be an elementwise stage of the last member's shape");
+    }
+    std::vector<IterVar> iters;
+    std::vector<PrimVar> index_vars;
+    std::vector<PrimExpr> index;
+    PrimVarMap at;
+    for (size_t k = 0; k < rank; ++k) {
+      PrimVar v = MakePrimVar(extra_iters[k]->name);
+      defined.insert(v.get());
+      iters.push_back({v, loops[k]->var, IterKind::kSpatial});
+      index_vars.push_back(v);
+      index.push_back(v);
+      at[extra_iters[k].get()] = v;
+    }
+    PrimExpr value = Substitute(extra.store->value, at);
+    CheckReadsBackAtElement(value, index_vars, stored);
+    blocks.push_back(MakeBlock(extra.block->name, std::move(iters), nullptr,
+                               MakeStore(extra.store->buffer, std::move(index), value)));
+    stored.push_back(extra.store->buffer);
+  }
+  CheckReadsBackAtElement(root.store->value, IterVarsOf(*root.block, IterKind::kSpatial), stored);
+  blocks.push_back(*inner);
+  Stmt nest = MakeSeq(std::move(blocks));
+  for (size_t k = loops.size(); k-- > 0;) nest = MakeFor(loops[k]->var, loops[k]->extent, nest, loops[k]->loop_kind);
+  return nest;
+}
+
 }  // namespace
 
+
 KernelFunction MergeKernels(const std::vector<MergeMember>& members, const std::vector<StructInfo>& group_inputs,
-                            const std::vector<std::string>& input_names) {
+                            const std::vector<std::string>& input_names, const std::vector<size_t>& output_members) {
   const size_t n = members.size();
   if (n < 2) CannotMerge("a group needs at least two kernels");
+  std::vector<size_t> outputs = output_members.empty() ? std::vector<size_t>{n - 1} : output_members;
+  std::vector<bool> is_output(n, false);
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    if (outputs[k] >= n || (k > 0 && outputs[k] <= outputs[k - 1])) CannotMerge("the outputs must be ascending members");
+    is_output[outputs[k]] = true;
+  }
+  if (outputs.back() != n - 1) CannotMerge("the last member must be an output");
   VarSet defined;
   std::vector<KernelFunction> copies;
   std::vector<int> uses(n, 0);
@@ -211,19 +288,31 @@ KernelFunction MergeKernels(const std::vector<MergeMember>& members, const std::
   }
   int anchor = -1;
   for (size_t m = 0; m + 1 < n; ++m) {
-    if (uses[m] != 1) CannotMerge("the output of member ", m, " must feed exactly one later member");
-    if (IsInlinableProducer(*copies[m])) continue;
-    if (anchor >= 0 || !IsEpilogueAnchor(*copies[m])) CannotMerge("member ", m, " can be neither inlined nor an anchor");
+    if (is_output[m]) {
+      if (!IsInlinableProducer(*copies[m])) CannotMerge("extra output ", m, " must end in a spatial stage");
+      continue;
+    }
+    if (uses[m] < 1) CannotMerge("the output of member ", m, " is neither read in the group nor an output");
+    if (IsInlinableProducer(*copies[m])) continue;  // inlined at each of its loads
+    if (uses[m] != 1 || anchor >= 0 || !IsEpilogueAnchor(*copies[m])) {
+      CannotMerge("member ", m, " can be neither inlined nor an anchor");
+    }
     anchor = static_cast<int>(m);
   }
   if (uses[n - 1] != 0) CannotMerge("the last member's output is read inside the group");
+  if (anchor >= 0 && outputs.size() > 1) CannotMerge("a group with a reduction anchor has one output");
 
   std::vector<Buffer> inputs(group_inputs.size());
   std::vector<InlineValue> values(n);
   LoadRewriter rewriter;
-  // The stages before the inlined last stage of producers, and their local buffers.
+  // The stages before the inlined (or extra output's) last stage of producers, and their
+  // local buffers.
   std::vector<Stmt> prelude;
   std::vector<Buffer> prelude_allocs;
+  // The extra outputs' bodies (kept alive) and their last stages.
+  std::vector<Stmt> extra_bodies;
+  std::vector<KernelStage> extra_stages;
+  std::vector<Buffer> extra_buffers;
   Buffer anchor_out;
   Stmt anchor_body, root_body;
   for (size_t m = 0; m < n; ++m) {
@@ -239,6 +328,8 @@ KernelFunction MergeKernels(const std::vector<MergeMember>& members, const std::
         }
       } else if (-src - 1 == anchor) {
         rewriter.rename[buffer.get()] = anchor_out;
+      } else if (is_output[-src - 1]) {
+        rewriter.rename[buffer.get()] = copies[-src - 1]->params.back().buffer;  // loaded back
       } else {
         rewriter.inlined[buffer.get()] = &values[-src - 1];
       }
@@ -248,9 +339,15 @@ KernelFunction MergeKernels(const std::vector<MergeMember>& members, const std::
       anchor_body = body;
       anchor_out = params.back().buffer;
     } else if (m + 1 < n) {
-      std::optional<KernelStages> split = SplitStages(body);
+      extra_bodies.push_back(body);
+      std::optional<KernelStages> split = SplitStages(extra_bodies.back());
       const KernelStage& stage = split->stages.back();
-      values[m] = {stage.store->value, IterVarsOf(*stage.block, IterKind::kSpatial)};
+      if (is_output[m]) {
+        extra_stages.push_back(stage);
+        extra_buffers.push_back(params.back().buffer);
+      } else {
+        values[m] = {stage.store->value, IterVarsOf(*stage.block, IterKind::kSpatial)};
+      }
       prelude_allocs.insert(prelude_allocs.end(), split->allocs.begin(), split->allocs.end());
       for (size_t i = 0; i + 1 < split->stages.size(); ++i) prelude.push_back(split->stages[i].stmt);
     } else {
@@ -259,6 +356,14 @@ KernelFunction MergeKernels(const std::vector<MergeMember>& members, const std::
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i]) CannotMerge("group input ", i, " is not read by any member");
+  }
+  // The prelude runs before the loop nest that stores the extra outputs.
+  for (const Stmt& stage : prelude) {
+    LoadedBuffers loaded;
+    loaded.VisitStmt(stage);
+    for (const Buffer& b : extra_buffers) {
+      if (loaded.buffers.count(b.get())) CannotMerge("a stage before the loop nest reads the extra output ", b->name);
+    }
   }
 
   Buffer output = copies[n - 1]->params.back().buffer;
@@ -272,13 +377,28 @@ KernelFunction MergeKernels(const std::vector<MergeMember>& members, const std::
     if (!SameShape(output, anchor_out)) CannotMerge("the epilogue's result differs in shape or dtype from the reduction's");
     body = AddEpilogue(anchor_body, anchor_out, root->stages[0], defined);
     output = anchor_out;
+  } else if (!extra_stages.empty()) {
+    std::optional<KernelStages> root = SplitStages(root_body);
+    if (!root || root->stages.back().is_reduce || !IsCanonicalStage(root->stages.back())) {
+      CannotMerge("the last member of a multi-output group must end in a spatial stage");
+    }
+    body = ReplaceLastStage(root_body, AddExtraOutputs(root->stages.back(), extra_stages, defined));
   }
   body = WithPrelude(prelude_allocs, prelude, body);
   std::vector<KernelParam> params;
   for (const Buffer& b : inputs) params.push_back({b, nullptr});
-  params.push_back({output, nullptr});
   std::vector<std::string> names = input_names;
-  names.push_back(copies[n - 1]->params.back().buffer->name);
+  for (size_t o : outputs) {
+    const Buffer& written = o + 1 == n ? output : copies[o]->params.back().buffer;
+    params.push_back({written, nullptr});
+    // Output buffers are named after their members' outputs; several are made unique among
+    // the parameters.
+    std::string name = copies[o]->params.back().buffer->name;
+    for (int suffix = 1; outputs.size() > 1 && std::find(names.begin(), names.end(), name) != names.end(); ++suffix) {
+      name = copies[o]->params.back().buffer->name + "_" + std::to_string(suffix);
+    }
+    names.push_back(name);
+  }
   KernelFunction named = BufferRenamer(params, names).VisitKernel(MakeKernelFunction(params, body));
   KernelFunction merged = BindSymbolicDims(named, defined);
   return anchor >= 0 ? WithOpPattern(merged, GetOpPattern(*members[anchor].kernel)) : WithOpPattern(merged);
