@@ -13,6 +13,7 @@
 #include "dnnl_context.h"
 #include "externs.h"
 #include "host_threads.h"
+#include "narrow_conv_backward_data.h"
 #include "primitive_cache.h"
 #include "single_channel_conv.h"
 #include "tensor_args.h"
@@ -133,6 +134,10 @@ void BackwardDataImpl(void* const* args, int num_args) {
   if (dx.size() == 0) return;
   if (dz.size() == 0 || weight.size() == 0) {  // nothing flows back: a zero gradient
     std::fill(dx.data, dx.data + dx.size(), 0.0f);
+    return;
+  }
+  if (NarrowDataGradient::Applies(dx.shape, weight.shape, w)) {
+    NarrowDataGradient::Of(dx.shape, weight.shape, w).Run(dz.data, weight.data, dx.data);
     return;
   }
   // Images are independent: one part of the batch per thread of the host's pool.

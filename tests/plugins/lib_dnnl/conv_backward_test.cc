@@ -145,6 +145,10 @@ INSTANTIATE_TEST_SUITE_P(
                       GradCase{{1, 3, 10, 11}, {5, 3, 3, 2}, {{2, 3}, {0, 1, 1, 0}, {2, 1}, 1}},  // strides, dilation
                       GradCase{{3, 16, 6, 6}, {32, 16, 1, 1}, {{1, 1}, {0, 0, 0, 0}, {1, 1}, 1}},  // 1x1, blocked
                       GradCase{{2, 5, 7, 7}, {4, 5, 3, 3}, {{2, 2}, {1, 1, 1, 1}, {1, 1}, 1}},  // stride 2: unused rows
+                      // At most 8 channels, stride 1 (narrow_conv_backward_data.h): a row of 16 +
+                      // 4, all 8 channels, padding wider than the kernel on the right.
+                      GradCase{{2, 8, 9, 20}, {5, 8, 3, 3}, {{1, 1}, {1, 1, 1, 1}, {1, 1}, 1}},
+                      GradCase{{3, 3, 6, 5}, {4, 3, 2, 3}, {{1, 1}, {0, 2, 3, 6}, {1, 1}, 1}},
                       // One input channel (single_channel_conv.h): 3x3 and 7x4 kernels (the
                       // latter in the portable loops), rows of 16 + 15 and shorter than 16.
                       GradCase{{3, 1, 12, 32}, {10, 1, 3, 3}, {{1, 1}, {1, 0, 2, 1}, {1, 1}, 1}},
