@@ -8,6 +8,7 @@
 #include "rxt/ir/printer.h"
 #include "rxt/op/registry.h"
 #include "rxt/transform/training_components.h"
+#include "golden_optimizer.h"
 #include "test_util/golden_json.h"
 #include "test_util/training_plugins.h"
 
@@ -15,12 +16,6 @@ namespace rxt {
 namespace {
 
 using nlohmann::json;
-
-std::vector<Value> Tensors(const json& list) {
-  std::vector<Value> out;
-  for (const json& t : list) out.emplace_back(test::GoldenTensor(t));
-  return out;
-}
 
 std::vector<json> GoldenCases() {
   std::vector<json> cases;
@@ -55,12 +50,10 @@ class FusedOptimizerUpdate : public ::testing::TestWithParam<json> {};
 
 TEST_P(FusedOptimizerUpdate, EqualsTheUnfusedUpdate) {
   const json& c = GetParam();
-  std::vector<Value> params = Tensors(c.at("params"));
-  std::vector<StructInfo> sinfos;
-  for (const Value& p : params) sinfos.push_back(TensorSI(p.tensor().shape(), p.tensor().dtype()));
-  OptimizerInstance opt = MakeOptimizer({c.at("optimizer"), c.at("options")}, sinfos, &test::TrainingPlugins());
-  IRModule module;
-  module.Add("optimizer", opt.function);
+  test::GoldenOptimizer golden = test::BuildGoldenOptimizer(c);
+  std::vector<Value> params = golden.params;
+  const OptimizerInstance& opt = golden.opt;
+  const IRModule& module = golden.module;
 
   const std::string name = c.at("name");
   if (name == "adam" || name == "momentum") {
@@ -73,7 +66,7 @@ TEST_P(FusedOptimizerUpdate, EqualsTheUnfusedUpdate) {
   std::vector<Value> state(opt.state.begin(), opt.state.end()), fused_state = state;
   std::vector<Value> fused_params = params;
   for (size_t step = 0; step < c.at("expected").size(); ++step) {
-    std::vector<Value> grads = Tensors(c.at("grads")[step]);
+    std::vector<Value> grads = test::GoldenTensors(c.at("grads")[step]);
     Value a = unfused.Invoke("optimizer", {Value::Tuple(params), Value::Tuple(grads), Value::Tuple(state)});
     Value b = fused.Invoke("optimizer", {Value::Tuple(fused_params), Value::Tuple(grads), Value::Tuple(fused_state)});
     params = a.tuple()[0].tuple();

@@ -10,6 +10,7 @@
 #include "rxt/ir/printer.h"
 #include "rxt/ir/well_formed.h"
 #include "rxt/transform/training_components.h"
+#include "golden_optimizer.h"
 #include "test_util/golden_json.h"
 #include "test_util/training_plugins.h"
 
@@ -25,22 +26,14 @@ int StateIndex(const OptimizerInstance& opt, const std::string& name) {
   return -1;
 }
 
-std::vector<Value> Tensors(const json& list) {
-  std::vector<Value> out;
-  for (const json& t : list) out.emplace_back(test::GoldenTensor(t));
-  return out;
-}
-
 class OptimizerGolden : public ::testing::TestWithParam<json> {};
 
 TEST_P(OptimizerGolden, MatchesTorchOptim) {
   const json& c = GetParam();
-  std::vector<Value> params = Tensors(c.at("params"));
-  std::vector<StructInfo> sinfos;
-  for (const Value& p : params) sinfos.push_back(TensorSI(p.tensor().shape(), p.tensor().dtype()));
-  OptimizerInstance opt = MakeOptimizer({c.at("optimizer"), c.at("options")}, sinfos, &test::TrainingPlugins());
-  IRModule module;
-  module.Add("optimizer", opt.function);
+  test::GoldenOptimizer golden = test::BuildGoldenOptimizer(c);
+  std::vector<Value> params = golden.params;
+  const OptimizerInstance& opt = golden.opt;
+  const IRModule& module = golden.module;
   ASSERT_NO_THROW(VerifyWellFormed(module)) << PrintModule(module);
   test::ReferenceVM vm(module);
 
@@ -52,11 +45,11 @@ TEST_P(OptimizerGolden, MatchesTorchOptim) {
       lr.SetFromDouble(0, c.at("lr_per_step")[step].get<double>());
       state[StateIndex(opt, "lr")] = lr;
     }
-    Value result = vm.Invoke("optimizer", {Value::Tuple(params), Value::Tuple(Tensors(c.at("grads")[step])),
+    Value result = vm.Invoke("optimizer", {Value::Tuple(params), Value::Tuple(test::GoldenTensors(c.at("grads")[step])),
                                            Value::Tuple(state)});
     params = result.tuple()[0].tuple();
     state = result.tuple()[1].tuple();
-    std::vector<Value> expected = Tensors(c.at("expected")[step]);
+    std::vector<Value> expected = test::GoldenTensors(c.at("expected")[step]);
     ASSERT_EQ(params.size(), expected.size());
     for (size_t i = 0; i < params.size(); ++i) {
       const Tensor& want = expected[i].tensor();
