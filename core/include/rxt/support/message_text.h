@@ -1,0 +1,29 @@
+// Text that goes into error messages. Anything taken from a file or from the user (names,
+// headers, types, shapes) may be huge or hold bytes a terminal would interpret, so messages
+// quote it through these: every message stays one line of bounded length.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace rxt {
+
+/// How many characters of one value (a type, a header, a name) a message shows at most.
+inline constexpr size_t kMaxMessageValueChars = 200;
+
+/// |text| made printable: ASCII controls, DEL and bytes that are not valid UTF-8 become
+/// escapes (`\n`, `\t`, `\\`, `\xff`); then, if it is longer than |max_chars| characters,
+/// its head and tail around " … (N more bytes) … " (the marker is part of the budget, so a
+/// long value never prints longer than about |max_chars| + 30).
+std::string MessageText(std::string_view text, size_t max_chars = kMaxMessageValueChars);
+
+/// MessageText in single quotes: 'name'.
+std::string Quoted(std::string_view text, size_t max_chars = kMaxMessageValueChars);
+
+/// A shape for messages: "(2, 784)", "(3,)", "()"; a shape of many dims shows the first and
+/// last few with "… (N dims) …" between them.
+std::string ShapeText(const int64_t* dims, size_t ndim);
+
+}  // namespace rxt
