@@ -16,6 +16,7 @@ RXT_SAME_CODE(RXT_UNKNOWN, kUnknown);
 RXT_SAME_CODE(RXT_INVALID_ARGUMENT, kInvalidArgument);
 RXT_SAME_CODE(RXT_NOT_FOUND, kNotFound);
 RXT_SAME_CODE(RXT_ALREADY_EXISTS, kAlreadyExists);
+RXT_SAME_CODE(RXT_RESOURCE_EXHAUSTED, kResourceExhausted);
 RXT_SAME_CODE(RXT_FAILED_PRECONDITION, kFailedPrecondition);
 RXT_SAME_CODE(RXT_OUT_OF_RANGE, kOutOfRange);
 RXT_SAME_CODE(RXT_UNIMPLEMENTED, kUnimplemented);
@@ -71,6 +72,7 @@ const char* rxt_code_name(rxt_code_t code) {
     case RXT_INVALID_ARGUMENT: return "invalid argument";
     case RXT_NOT_FOUND: return "not found";
     case RXT_ALREADY_EXISTS: return "already exists";
+    case RXT_RESOURCE_EXHAUSTED: return "resource exhausted";
     case RXT_FAILED_PRECONDITION: return "failed precondition";
     case RXT_OUT_OF_RANGE: return "out of range";
     case RXT_UNIMPLEMENTED: return "unimplemented";

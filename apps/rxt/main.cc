@@ -13,7 +13,9 @@
 
 #include "command.h"
 #include "rxt/plugin.h"
+#include "rxt/runtime/memory_limit.h"
 #include "rxt/rxt.h"
+#include "rxt/support/message_text.h"
 
 namespace {
 
@@ -30,6 +32,23 @@ int Run(int argc, char** argv) {
   app.set_version_flag("--version", kVersion);
   app.require_subcommand(1);
   app.footer("Run 'rxt COMMAND --help' for a command's options. Documentation: docs/cli.md.");
+
+  // The memory limit (docs/cli.md, "Bad input"): a global option, taken before any command runs.
+  std::string max_memory;
+  app.add_option("--max-memory", max_memory,
+                 "The largest tensor or arena a file may make rxt allocate (512M, 4G; default: RXT_MAX_MEMORY, "
+                 "else half the physical memory)")
+      ->type_name("SIZE");
+  app.fallthrough();  // accepted after the command's name too: rxt run --max-memory 1G ...
+  app.parse_complete_callback([&max_memory] {
+    if (max_memory.empty()) return;
+    std::optional<int64_t> bytes = rxt::ParseByteSize(max_memory);
+    if (!bytes) {
+      rxt::Throw(rxt::ErrorCode::kInvalidArgument, "--max-memory ", rxt::Quoted(max_memory),
+                 " is not a size (bytes, or with a unit: 512M, 4G, 1T)");
+    }
+    rxt::SetMemoryLimit(*bytes);
+  });
 
   rxt::cli::CommandResult result;
   rxt::cli::AddShowCommand(app, result);

@@ -36,6 +36,7 @@ static void test_code_names(void) {
   CHECK(strcmp(rxt_code_name(RXT_INVALID_ARGUMENT), "invalid argument") == 0);
   CHECK(strcmp(rxt_code_name(RXT_NOT_FOUND), "not found") == 0);
   CHECK(strcmp(rxt_code_name(RXT_ALREADY_EXISTS), "already exists") == 0);
+  CHECK(strcmp(rxt_code_name(RXT_RESOURCE_EXHAUSTED), "resource exhausted") == 0);
   CHECK(strcmp(rxt_code_name(RXT_FAILED_PRECONDITION), "failed precondition") == 0);
   CHECK(strcmp(rxt_code_name(RXT_OUT_OF_RANGE), "out of range") == 0);
   CHECK(strcmp(rxt_code_name(RXT_UNIMPLEMENTED), "unimplemented") == 0);
@@ -44,10 +45,26 @@ static void test_code_names(void) {
   CHECK(strcmp(rxt_code_name((rxt_code_t)42), "unknown code") == 0);
 }
 
+/* The memory limit (docs/cli.md, "Bad input"): set, read back, restored; a negative one refused. */
+static void test_memory_limit(void) {
+  int64_t initial = rxt_memory_limit();
+  CHECK(initial >= ((int64_t)1 << 30));
+  CHECK(rxt_set_memory_limit(123456) == NULL);
+  CHECK(rxt_memory_limit() == 123456);
+  rxt_status_t status = rxt_set_memory_limit(-1);
+  CHECK(rxt_status_code(status) == RXT_INVALID_ARGUMENT);
+  CHECK(strstr(rxt_status_message(status), "rxt_set_memory_limit") != NULL);
+  rxt_status_free(status);
+  CHECK(rxt_memory_limit() == 123456);
+  CHECK(rxt_set_memory_limit(0) == NULL);
+  CHECK(rxt_memory_limit() == initial);
+}
+
 int main(void) {
   RUN(test_versions);
   RUN(test_null_status_is_ok);
   RUN(test_a_failure_carries_code_and_message);
   RUN(test_code_names);
+  RUN(test_memory_limit);
   return check_report();
 }

@@ -49,6 +49,7 @@ typedef enum rxt_code_e {
   RXT_INVALID_ARGUMENT = 3,
   RXT_NOT_FOUND = 5,
   RXT_ALREADY_EXISTS = 6,
+  RXT_RESOURCE_EXHAUSTED = 8,
   RXT_FAILED_PRECONDITION = 9,
   RXT_OUT_OF_RANGE = 11,
   RXT_UNIMPLEMENTED = 12,
@@ -67,6 +68,17 @@ RXT_API const char* rxt_status_message(rxt_status_t status);
 RXT_API void rxt_status_free(rxt_status_t status);
 /* "invalid argument", "not found"...; "unknown code" for values outside the list. Static. */
 RXT_API const char* rxt_code_name(rxt_code_t code);
+
+/* ---- Limits -------------------------------------------------------------------------------- */
+
+/* The memory limit: the largest single tensor or arena rxt allocates on behalf of a file or a
+ * program (an executable's memory plan, a tensor whose shape comes from a file); a request over
+ * it fails with RXT_RESOURCE_EXHAUSTED naming what asked and the size, before any memory is
+ * taken. |bytes| > 0 sets it; 0 restores the default: RXT_MAX_MEMORY if set ("512M", "4G"),
+ * else half the machine's physical memory. Process-wide, like the CLI's --max-memory. */
+RXT_API rxt_status_t rxt_set_memory_limit(int64_t bytes);
+/* The limit in effect, in bytes. */
+RXT_API int64_t rxt_memory_limit(void);
 
 /* ---- Strings ------------------------------------------------------------------------------- */
 

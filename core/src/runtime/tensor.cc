@@ -3,7 +3,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "rxt/runtime/memory_limit.h"
+#include "rxt/support/checked_math.h"
 #include "rxt/support/error.h"
+#include "rxt/support/message_text.h"
 #include "rxt/support/half.h"
 
 namespace rxt {
@@ -27,6 +30,13 @@ Tensor Tensor::Empty(std::vector<int64_t> shape, DType dtype) {
   for (int64_t d : shape) {
     if (d < 0) Throw(ErrorCode::kInvalidArgument, "tensor: negative dimension ", d);
   }
+  // Sizes often come from files: the byte count must not wrap, and must be within the limit.
+  int64_t bytes = 0;
+  auto what = [&] { return StrCat("a ", DTypeName(dtype), " tensor of shape ", ShapeText(shape.data(), shape.size())); };
+  if (!CheckedByteSize(shape.data(), shape.size(), DTypeBytes(dtype), int64_t{1} << 62, &bytes)) {
+    Throw(ErrorCode::kResourceExhausted, what(), " has more than 2^62 bytes");
+  }
+  if (bytes > MemoryLimit()) CheckMemoryLimit(bytes, what());
   Tensor t;
   t.shape_ = std::move(shape);
   t.dtype_ = dtype;
@@ -44,16 +54,18 @@ Tensor Tensor::FromBytes(std::vector<int64_t> shape, DType dtype, const void* da
 }
 
 int64_t Tensor::numel() const {
-  int64_t n = 1;
-  for (int64_t d : shape_) n *= d;
-  return n;
+  // Unsigned: a shape with a zero dim may have others whose product wraps (Empty checked the
+  // rest); the product is 0 either way.
+  uint64_t n = 1;
+  for (int64_t d : shape_) n *= static_cast<uint64_t>(d);
+  return static_cast<int64_t>(n);
 }
 
 Tensor Tensor::Reshaped(std::vector<int64_t> shape) const {
   int64_t n = 1;
   for (int64_t d : shape) {
     if (d < 0) Throw(ErrorCode::kInvalidArgument, "a view cannot have the negative dim ", d);
-    n *= d;
+    if (!CheckedMul(n, d, &n)) Throw(ErrorCode::kInvalidArgument, "a view of shape ", ShapeText(shape.data(), shape.size()), " has more than 2^63 elements");
   }
   if (n != numel()) {
     Throw(ErrorCode::kInvalidArgument, "a view of ", numel(), " elements cannot have ", n);

@@ -10,6 +10,7 @@ const char* ErrorCodeName(ErrorCode code) {
     case ErrorCode::kInvalidArgument: return "invalid argument";
     case ErrorCode::kNotFound: return "not found";
     case ErrorCode::kAlreadyExists: return "already exists";
+    case ErrorCode::kResourceExhausted: return "resource exhausted";
     case ErrorCode::kFailedPrecondition: return "failed precondition";
     case ErrorCode::kOutOfRange: return "out of range";
     case ErrorCode::kUnimplemented: return "unimplemented";

@@ -17,6 +17,7 @@ enum class ErrorCode : int {
   kInvalidArgument = 3,
   kNotFound = 5,
   kAlreadyExists = 6,
+  kResourceExhausted = 8,
   kFailedPrecondition = 9,
   kOutOfRange = 11,
   kUnimplemented = 12,
