@@ -9,6 +9,7 @@
 #include "rxt/exec/vm_compiler.h"
 #include "rxt/ir/parser.h"
 #include "rxt/pass/pass.h"
+#include "rxt/runtime/memory_limit.h"
 #include "rxt/runtime/vm.h"
 #include "rxt/transform/passes.h"
 #include "test_util/seed_mlp_reference.h"
@@ -99,12 +100,13 @@ TEST_F(VMRun, ArgumentsAreCheckedAtEntry) {
   args = mlp.args;
   args[0] = Value(Tensor::Empty({2, 784}, DType::kFloat32));
   EXPECT_EQ(InvokeError(vm, args),
-            "main: argument 0 (%x): expected Tensor((1, m), float32), got float32 (2, 784) (dim 0 should be 1)");
+            "main: argument 0 (%x): expected Tensor((1, m), float32), got float32 (2, 784) (dim 0 is 2 but should be 1)");
 
   args = mlp.args;
   args[1] = Value(Tensor::Empty({128, 785}, DType::kFloat32));  // m is 784 from %x
   EXPECT_EQ(InvokeError(vm, args),
-            "main: argument 1 (%w0): expected Tensor((n, m), float32), got float32 (128, 785) (dim 1 should be 784)");
+            "main: argument 1 (%w0): expected Tensor((n, m), float32), got float32 (128, 785) (dim 1 is 785 but should be "
+            "784: m = 784 from argument 0 (%x) dim 1)");
 
   args = mlp.args;
   args[2] = Value::Int(3);
@@ -113,6 +115,90 @@ TEST_F(VMRun, ArgumentsAreCheckedAtEntry) {
   args = mlp.args;
   args[4] = Value(Tensor::Empty({10, 1}, DType::kFloat32));
   EXPECT_EQ(InvokeError(vm, args), "main: argument 4 (%b1): expected Tensor((k,), float32), got float32 (10, 1)");
+}
+
+// Issue 11: a valid tensor of 20,000 dims gave a message listing every dim (and crashed the CLI).
+TEST_F(VMRun, MismatchMessagesStayShortAndSayWhichArgument) {
+  VirtualMachine vm(CompileToExecutable(ParseModule(ReadExample("my_module.rxt"))), provider_);
+  Mlp mlp = MakeMlp(1);
+  std::vector<Value> args = mlp.args;
+  args[3] = Value(Tensor::Empty(std::vector<int64_t>(20000, 1), DType::kFloat32));
+  try {
+    vm.Invoke("main", args);
+    FAIL() << "accepted a 20000-dim weight";
+  } catch (const ArgumentError& e) {
+    EXPECT_EQ(e.argument(), 3);
+    EXPECT_LT(std::string(e.what()).size(), 200u) << e.what();
+    EXPECT_NE(std::string(e.what()).find("(20000 dims)"), std::string::npos) << e.what();
+  }
+  args = mlp.args;
+  args[1] = Value(Tensor::Empty({128, 785}, DType::kFloat32));
+  try {
+    vm.Invoke("main", args);
+    FAIL() << "accepted a mismatched dim";
+  } catch (const ArgumentError& e) {
+    EXPECT_EQ(e.argument(), 1);
+  }
+}
+
+// Issue 11, class 6: load errors said "vm: extern function ... is not registered" or
+// "backend 'cpu': kernel 'linear0': malformed kernel ..." without the file.
+TEST_F(VMRun, LoadErrorsNameTheFile) {
+  Executable exec = CompileToExecutable(ParseModule(ReadExample("my_module.rxt")), {.backend = "reference"});
+  exec.source = "model.rxtx";
+  Executable with_extern = exec;
+  with_extern.externs.push_back("dnnl.matmul_ias");
+  try {
+    VirtualMachine vm(std::move(with_extern), provider_);
+    FAIL() << "an unregistered extern was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kNotFound);
+    EXPECT_EQ(std::string(e.what()),
+              "executable 'model.rxtx': extern function 'dnnl.matmul_ias' is not registered (load the plugin that "
+              "provides it)");
+  }
+  Executable corrupt = exec;
+  corrupt.kernels[0].portable = {1, 2, 3};
+  try {
+    VirtualMachine vm(std::move(corrupt), provider_);
+    FAIL() << "a corrupt kernel was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("executable 'model.rxtx': ", 0), 0u) << e.what();
+    EXPECT_NE(std::string(e.what()).find(exec.kernels[0].name), std::string::npos) << e.what();
+  }
+}
+
+// Issue 11, class 5: the memory a plan asks for is checked against the limit when the VM loads
+// the executable, not when the first call runs out of memory.
+TEST_F(VMRun, PlannedMemoryOverTheLimitIsRefusedAtLoad) {
+  std::string text = ReadExample("my_module.rxt");
+  text = text.substr(0, text.find("def @main")) + R"(
+def @main(%x: Tensor((1, 1000), float32)) -> Tensor((1, 1000), float32) {
+  dataflow {
+    %a: Tensor((1, 1000), float32) = call_kernel(@relu0, (%x,), out_sinfo=Tensor((1, 1000), float32))
+    %b: Tensor((1, 1000), float32) = call_kernel(@relu0, (%a,), out_sinfo=Tensor((1, 1000), float32))
+    output %b
+  }
+  return %b
+}
+)";
+  Executable exec = CompileToExecutable(ParseModule(text), {.backend = "reference"});
+  exec.source = "big.rxtx";
+  ASSERT_GT(exec.functions[0].arena_bytes, 1000);
+  SetMemoryLimit(1000);
+  try {
+    VirtualMachine vm(exec, provider_);
+    ADD_FAILURE() << "an arena over the limit was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kResourceExhausted);
+    EXPECT_EQ(std::string(e.what()).rfind("executable 'big.rxtx': function 'main''s memory plan (its arena) needs 3.9 KiB",
+                                          0),
+              0u)
+        << e.what();
+  }
+  SetMemoryLimit(0);
+  VirtualMachine vm(exec, provider_);
+  EXPECT_EQ(vm.Invoke("main", {Value(Tensor::Empty({1, 1000}, DType::kFloat32))}).Describe(), "float32 (1, 1000)");
 }
 
 TEST_F(VMRun, ProfileListsKernelsWithCounts) {
@@ -172,7 +258,7 @@ TEST_F(VMRun, ExternFunctionsRegisteredFromCpp) {
     FAIL() << "loaded without env.relu";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kNotFound);
-    EXPECT_EQ(std::string(e.what()), "vm: extern function 'env.relu' is not registered");
+    EXPECT_EQ(std::string(e.what()), "the executable: extern function 'env.relu' is not registered (load the plugin that provides it)");
   }
   registry.Register("env.relu", [](DLTensor* const* args, int) {
     int64_t n = args[0]->shape[1];

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "rxt/support/error.h"
+#include "rxt/support/message_text.h"
 
 namespace rxt {
 namespace {
@@ -57,7 +58,7 @@ class PluginKernel : public Kernel {
     rxt_code_t code = backend_->call_kernel(backend_->state, handle_, reinterpret_cast<void* const*>(args), num_args,
                                             error, sizeof(error));
     if (code != RXT_OK) {
-      Throw(static_cast<ErrorCode>(code), "backend '", item_.name, "': kernel '", name_, "': ", Message(error));
+      Throw(static_cast<ErrorCode>(code), "backend '", item_.name, "': kernel ", Quoted(name_), ": ", MessageText(Message(error), 1000));
     }
   }
 
@@ -77,7 +78,7 @@ PluginKernelProvider PluginKernelProvider::Find(const std::string& name, const P
     for (const PluginItem& backend : host.Items(PluginItemKind::kBackend)) {
       loaded += StrCat(loaded.empty() ? "" : ", ", backend.name);
     }
-    Throw(ErrorCode::kNotFound, "no backend '", name, "' is loaded (loaded backends: ",
+    Throw(ErrorCode::kNotFound, "no backend ", Quoted(name), " is loaded (loaded backends: ",
           loaded.empty() ? "none" : loaded, "); load the plugin that provides it");
   }
   return PluginKernelProvider(std::move(*item));
@@ -92,7 +93,7 @@ std::unique_ptr<Kernel> PluginKernelProvider::Load(const KernelRecord& record) {
   void* handle = backend_->load_kernel(backend_->state, record.name.c_str(), record.portable.data(),
                                        record.portable.size(), error, sizeof(error));
   if (handle == nullptr) {
-    Throw(ErrorCode::kDataLoss, "backend '", item_.name, "': kernel '", record.name, "': ", Message(error));
+    Throw(ErrorCode::kDataLoss, "backend '", item_.name, "': kernel ", Quoted(record.name), ": ", MessageText(Message(error), 1000));
   }
   return std::make_unique<PluginKernel>(item_, backend_, record.name, handle);
 }

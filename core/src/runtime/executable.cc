@@ -1,15 +1,19 @@
 // The Executable's in-memory checks and its listing; executable_io.cc reads and writes files.
 #include "rxt/runtime/executable.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "rxt/support/error.h"
+#include "rxt/support/message_text.h"
 
 namespace rxt {
 namespace {
 
 constexpr int kMaxPatternDepth = 64;
 constexpr int64_t kMaxArenaBytes = int64_t{1} << 48;
+// A dim expression the compiler writes has a handful of terms; this bounds the VM's evaluation.
+constexpr int64_t kMaxShapeExprNodes = 1024;
 
 class Validator {
  public:
@@ -21,6 +25,7 @@ class Validator {
     }
     if (f_.num_slots < 0 || f_.num_slots > (1 << 24)) Fail("has ", f_.num_slots, " slots");
     if (f_.slot_names.size() != static_cast<size_t>(f_.num_slots)) Fail("names ", f_.slot_names.size(), " slots of ", f_.num_slots);
+    expr_nodes_.assign(f_.shape_exprs.size(), 0);
     for (size_t i = 0; i < f_.shape_exprs.size(); ++i) CheckShapeExpr(f_.shape_exprs[i], static_cast<int32_t>(i));
     for (const TypePattern& p : f_.patterns) CheckPattern(p, 0);
     CheckMemoryPlan();
@@ -28,12 +33,13 @@ class Validator {
     Opcode last = f_.code.back().op;
     if (last != Opcode::kReturn && last != Opcode::kJump) Fail("does not end with a return or a jump");
     for (size_t pc = 0; pc < f_.code.size(); ++pc) CheckInstruction(f_.code[pc], pc);
+    CheckArenaUsed();
   }
 
  private:
   template <typename... Args>
   [[noreturn]] void Fail(const Args&... args) const {
-    Throw(ErrorCode::kDataLoss, "executable: function '", f_.name, "' ", args...);
+    Throw(ErrorCode::kDataLoss, exec_.Label(), ": function ", Quoted(f_.name), " ", args...);
   }
 
   void Register(int32_t r, size_t pc) const {
@@ -55,8 +61,23 @@ class Validator {
              f_.arena_bytes, " bytes");
       }
     }
+    // The plan's arena ends where its last tensor does: it cannot ask for more than it places.
+    int64_t end = 0;
+    for (const ArenaTensor& t : f_.arena_tensors) {
+      end = std::max(end, t.offset + (t.nbytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment);
+    }
+    if (f_.arena_bytes != end) {
+      Fail("has an arena of ", f_.arena_bytes, " bytes, but its planned tensors end at byte ", end);
+    }
     if (f_.num_reuse_slots < 0 || f_.num_reuse_slots > (1 << 24)) Fail("has ", f_.num_reuse_slots, " reuse slots");
     arena_used_.assign(f_.arena_tensors.size(), false);
+  }
+
+  /// Every arena tensor is placed by an alloc_tensor (a plan holds nothing it does not use).
+  void CheckArenaUsed() const {
+    for (size_t i = 0; i < arena_used_.size(); ++i) {
+      if (!arena_used_[i]) Fail("places arena tensor ", i, " but no instruction allocates it");
+    }
   }
 
   /// A planned alloc_tensor: its arena tensor exists, belongs to it alone, and has exactly the
@@ -86,15 +107,20 @@ class Validator {
     }
   }
 
-  void CheckShapeExpr(const ShapeExprOp& e, int32_t self) const {
+  void CheckShapeExpr(const ShapeExprOp& e, int32_t self) {
     using K = ShapeExprOp::Kind;
     if (static_cast<int>(e.kind) > static_cast<int>(K::kMax)) Fail("shape expr ", self, " has an unknown kind");
+    expr_nodes_[self] = 1;
     if (e.kind == K::kConst) return;
     if (e.kind == K::kSlot) {
       if (e.value < 0 || e.value >= f_.num_slots) Fail("shape expr ", self, " reads slot ", e.value);
       return;
     }
     if (e.a < 0 || e.a >= self || e.b < 0 || e.b >= self) Fail("shape expr ", self, " has operands out of order");
+    // The VM evaluates an expr as a tree: its operands' trees, shared or not, count in full.
+    int64_t nodes = 1 + expr_nodes_[e.a] + expr_nodes_[e.b];
+    if (nodes > kMaxShapeExprNodes) Fail("shape expr ", self, " has more than ", kMaxShapeExprNodes, " terms");
+    expr_nodes_[self] = nodes;
   }
 
   void CheckPattern(const TypePattern& p, int depth) const {
@@ -161,6 +187,7 @@ class Validator {
   const Executable& exec_;
   const VMFunction& f_;
   std::vector<bool> arena_used_;  // per arena tensor: an alloc_tensor places it
+  std::vector<int64_t> expr_nodes_;  // per shape expr: its size as a tree
 };
 
 }  // namespace
@@ -186,6 +213,10 @@ const char* OpcodeName(Opcode op) {
   return "?";
 }
 
+std::string Executable::Label() const {
+  return source.empty() ? std::string("the executable") : StrCat("executable ", Quoted(source));
+}
+
 int Executable::FindFunction(const std::string& name) const {
   for (size_t i = 0; i < functions.size(); ++i) {
     if (functions[i].name == name) return static_cast<int>(i);
@@ -195,7 +226,7 @@ int Executable::FindFunction(const std::string& name) const {
 
 void Executable::Validate() const {
   if (format_version < kOldestFormatVersion || format_version > kFormatVersion) {
-    Throw(ErrorCode::kDataLoss, "executable: format version ", format_version, " is not supported (this build reads ",
+    Throw(ErrorCode::kDataLoss, Label(), ": format version ", format_version, " is not supported (this build reads ",
           kOldestFormatVersion, " to ", kFormatVersion, ")");
   }
   for (const VMFunction& f : functions) Validator(*this, f).Run();

@@ -4,11 +4,12 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include "rxt/runtime/executable.h"
+#include "rxt/runtime/memory_limit.h"
 #include "rxt/support/error.h"
+#include "rxt/support/file_io.h"
+#include "rxt/support/message_text.h"
 
 namespace rxt {
 namespace {
@@ -150,7 +151,7 @@ class Reader {
 
   template <typename... Args>
   [[noreturn]] void Fail(const Args&... args) const {
-    Throw(ErrorCode::kDataLoss, "executable '", source_, "': ", args..., " (at byte ", base_ + pos_, ")");
+    Throw(ErrorCode::kDataLoss, "executable ", Quoted(source_), ": ", args..., " (at byte ", base_ + pos_, ")");
   }
 
   const uint8_t* Take(size_t n, const char* what) {
@@ -182,6 +183,16 @@ class Reader {
     size_t n = U32(what);
     const uint8_t* p = Take(n, what);
     return std::string(reinterpret_cast<const char*>(p), n);
+  }
+  /// A string that messages will show (a name, a path, a type's text): printable UTF-8.
+  std::string Name(const char* what) {
+    size_t start = pos_;
+    std::string s = Str(what);
+    if (!IsPrintableText(s)) {
+      pos_ = start;
+      Fail(what, " ", Quoted(s), " is not printable text");
+    }
+    return s;
   }
   std::vector<uint8_t> Bytes(const char* what) {
     uint64_t n = U64(what);
@@ -260,20 +271,20 @@ TypePattern ReadPattern(Reader& r, int depth) {
   }
   size_t nfields = r.Count("pattern fields");
   for (size_t i = 0; i < nfields; ++i) p.fields.push_back(ReadPattern(r, depth + 1));
-  p.text = r.Str("pattern text");
-  p.context = r.Str("pattern context");
+  p.text = r.Name("pattern text");
+  p.context = r.Name("pattern context");
   return p;
 }
 
 VMFunction ReadFunction(Reader& r, uint32_t version) {
   VMFunction f;
-  f.name = r.Str("function name");
+  f.name = r.Name("function name");
   f.param_names.resize(r.Count("parameter names", 4));
-  for (std::string& n : f.param_names) n = r.Str("parameter name");
+  for (std::string& n : f.param_names) n = r.Name("parameter name");
   f.num_registers = r.I32("register count");
   f.num_slots = r.I32("slot count");
   f.slot_names.resize(r.Count("slot names", 4));
-  for (std::string& n : f.slot_names) n = r.Str("slot name");
+  for (std::string& n : f.slot_names) n = r.Name("slot name");
   f.shape_exprs.resize(r.Count("shape exprs", 17));
   for (ShapeExprOp& e : f.shape_exprs) {
     uint8_t k = r.U8("shape expr kind");
@@ -311,8 +322,8 @@ VMFunction ReadFunction(Reader& r, uint32_t version) {
 void ReadSection(uint32_t tag, Reader& r, Executable& exec) {
   switch (tag) {
     case kMeta:
-      exec.backend = r.Str("backend name");
-      if (exec.format_version >= 2) exec.aot_library = r.Str("kernel library path");
+      exec.backend = r.Name("backend name");
+      if (exec.format_version >= 2) exec.aot_library = r.Name("kernel library path");
       break;
     case kFunctions: {
       size_t n = r.Count("functions");
@@ -328,16 +339,16 @@ void ReadSection(uint32_t tag, Reader& r, Executable& exec) {
       size_t n = r.Count("kernels", 16);
       for (size_t i = 0; i < n; ++i) {
         KernelRecord k;
-        k.name = r.Str("kernel name");
+        k.name = r.Name("kernel name");
         k.portable = r.Bytes("kernel code");
-        k.aot_symbol = r.Str("kernel symbol");
+        k.aot_symbol = r.Name("kernel symbol");
         exec.kernels.push_back(std::move(k));
       }
       break;
     }
     case kExterns: {
       size_t n = r.Count("extern names", 4);
-      for (size_t i = 0; i < n; ++i) exec.externs.push_back(r.Str("extern name"));
+      for (size_t i = 0; i < n; ++i) exec.externs.push_back(r.Name("extern name"));
       break;
     }
     default: return;  // an unknown section of this version: skipped
@@ -386,7 +397,7 @@ std::vector<uint8_t> SerializeExecutable(const Executable& exec, const std::stri
 std::vector<uint8_t> Executable::Serialize() const { return SerializeExecutable(*this, aot_library); }
 
 Executable Executable::Deserialize(const uint8_t* data, size_t size, const std::string& source) {
-  auto fail = [&](const auto&... args) { Throw(ErrorCode::kDataLoss, "executable '", source, "': ", args...); };
+  auto fail = [&](const auto&... args) { Throw(ErrorCode::kDataLoss, "executable ", Quoted(source), ": ", args...); };
   if (size < sizeof kMagic || std::memcmp(data, kMagic, sizeof kMagic) != 0) {
     fail("not an rxt executable (bad magic number)");
   }
@@ -403,6 +414,7 @@ Executable Executable::Deserialize(const uint8_t* data, size_t size, const std::
 
   Executable exec;
   exec.format_version = version;
+  exec.source = source;
   Reader header(data + sizeof kMagic + 4, size - kChecksumBytes - sizeof kMagic - 4, source, sizeof kMagic + 4);
   uint32_t sections = header.U32("section count");
   bool seen[6] = {};
@@ -422,11 +434,7 @@ Executable Executable::Deserialize(const uint8_t* data, size_t size, const std::
   for (uint32_t tag = kMeta; tag <= kExterns; ++tag) {
     if (!seen[tag]) fail("section ", tag, " is missing");
   }
-  try {
-    exec.Validate();
-  } catch (const Error& e) {
-    fail(e.what());
-  }
+  exec.Validate();  // its messages begin with exec.Label(), which names |source|
   return exec;
 }
 
@@ -448,26 +456,11 @@ std::string LibraryPathToStore(const std::string& library, const std::string& ex
 
 void Executable::Save(const std::string& path) const {
   std::vector<uint8_t> bytes = SerializeExecutable(*this, LibraryPathToStore(aot_library, path));
-  std::string temp = path + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) Throw(ErrorCode::kInvalidArgument, "executable: cannot write '", temp, "'");
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) Throw(ErrorCode::kInternal, "executable: writing '", temp, "' failed");
-  }
-  std::error_code ec;
-  std::filesystem::rename(temp, path, ec);
-  if (ec) {
-    std::filesystem::remove(temp);
-    Throw(ErrorCode::kInternal, "executable: cannot rename '", temp, "' to '", path, "': ", ec.message());
-  }
+  WriteFileAtomically(path, bytes.data(), bytes.size(), "executable");
 }
 
 Executable Executable::Load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) Throw(ErrorCode::kNotFound, "executable '", path, "': cannot open the file");
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> bytes = ReadWholeFile(path, "executable", MemoryLimit());
   Executable exec = Deserialize(bytes.data(), bytes.size(), path);
   if (!exec.aot_library.empty() && std::filesystem::path(exec.aot_library).is_relative()) {
     std::filesystem::path directory = std::filesystem::absolute(path).lexically_normal().parent_path();

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "rxt/support/error.h"
+#include "rxt/support/message_text.h"
 
 namespace rxt {
 namespace {
@@ -11,10 +12,20 @@ namespace {
   Throw(ErrorCode::kInvalidArgument, "value: expected a ", Value::KindName(want), ", got a ", Value::KindName(got));
 }
 
-std::string DimsText(const std::vector<int64_t>& dims) {
+std::string DimsText(const std::vector<int64_t>& dims) { return ShapeText(dims.data(), dims.size()); }
+
+// A description stays short whatever the value: tuples show their first fields, to a depth.
+constexpr size_t kDescribedFields = 8;
+constexpr int kDescribedDepth = 4;
+
+std::string DescribeValue(const Value& value, int depth);
+
+std::string DescribeTuple(const std::vector<Value>& fields, int depth) {
+  if (depth >= kDescribedDepth) return StrCat("(… ", fields.size(), " fields)");
   std::string s = "(";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
-  if (dims.size() == 1) s += ",";
+  for (size_t i = 0; i < fields.size() && i < kDescribedFields; ++i) s += (i ? ", " : "") + DescribeValue(fields[i], depth + 1);
+  if (fields.size() > kDescribedFields) s += StrCat(", … (", fields.size(), " fields)");
+  if (fields.size() == 1) s += ",";
   return s + ")";
 }
 
@@ -90,28 +101,28 @@ const char* Value::KindName(Kind k) {
   return "?";
 }
 
-std::string Value::Describe() const {
-  switch (kind()) {
-    case Kind::kNone: return "none";
-    case Kind::kTensor: {
-      const Tensor& t = tensor();
+std::string Value::Describe() const { return DescribeValue(*this, 0); }
+
+namespace {
+
+std::string DescribeValue(const Value& value, int depth) {
+  switch (value.kind()) {
+    case Value::Kind::kNone: return "none";
+    case Value::Kind::kTensor: {
+      const Tensor& t = value.tensor();
       if (!t.defined()) return "an undefined tensor";
       return StrCat(DTypeName(t.dtype()), " ", DimsText(t.shape()));
     }
-    case Kind::kTuple: {
-      std::string s = "(";
-      const auto& f = tuple();
-      for (size_t i = 0; i < f.size(); ++i) s += (i ? ", " : "") + f[i].Describe();
-      if (f.size() == 1) s += ",";
-      return s + ")";
-    }
-    case Kind::kShape: return "shape" + DimsText(shape());
-    case Kind::kInt: return std::to_string(int_value());
-    case Kind::kFloat: return StrCat(float_value());
-    case Kind::kString: return "\"" + string() + "\"";
+    case Value::Kind::kTuple: return DescribeTuple(value.tuple(), depth);
+    case Value::Kind::kShape: return "shape" + DimsText(value.shape());
+    case Value::Kind::kInt: return std::to_string(value.int_value());
+    case Value::Kind::kFloat: return StrCat(value.float_value());
+    case Value::Kind::kString: return "\"" + MessageText(value.string()) + "\"";
   }
   return "?";
 }
+
+}  // namespace
 
 bool BitwiseEqual(const Value& a, const Value& b) {
   if (a.kind() != b.kind()) return false;

@@ -13,7 +13,10 @@
 #include <cstring>
 
 #include "rxt/runtime/dlpack.h"
+#include "rxt/runtime/memory_limit.h"
+#include "rxt/support/checked_math.h"
 #include "rxt/support/error.h"
+#include "rxt/support/message_text.h"
 
 namespace rxt {
 namespace {
@@ -23,20 +26,28 @@ using Clock = std::chrono::steady_clock;
 
 int64_t FloorDiv(int64_t a, int64_t b) {
   if (b == 0) Throw(ErrorCode::kInvalidArgument, "shape expression divides by zero");
+  if (a == INT64_MIN && b == -1) Throw(ErrorCode::kOutOfRange, "shape expression overflows (", a, " / -1)");
   int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
+// Dims come from arguments and files: arithmetic on them is checked (Validate bounds the size
+// of an expression, so the recursion is shallow).
 int64_t EvalShapeExpr(const VMFunction& f, const std::vector<int64_t>& slots, int32_t index) {
   const ShapeExprOp& e = f.shape_exprs[index];
   using K = ShapeExprOp::Kind;
   if (e.kind == K::kConst) return e.value;
   if (e.kind == K::kSlot) return slots[e.value];
   int64_t a = EvalShapeExpr(f, slots, e.a), b = EvalShapeExpr(f, slots, e.b);
+  int64_t result = 0;
+  auto checked = [&](bool ok) {
+    if (!ok) Throw(ErrorCode::kOutOfRange, f.name, ": a dim expression overflows (", a, " and ", b, ")");
+    return result;
+  };
   switch (e.kind) {
-    case K::kAdd: return a + b;
-    case K::kSub: return a - b;
-    case K::kMul: return a * b;
+    case K::kAdd: return checked(CheckedAdd(a, b, &result));
+    case K::kSub: return checked(!__builtin_sub_overflow(a, b, &result));
+    case K::kMul: return checked(CheckedMul(a, b, &result));
     case K::kFloorDiv: return FloorDiv(a, b);
     case K::kFloorMod: return a - FloorDiv(a, b) * b;
     case K::kMin: return std::min(a, b);
@@ -92,13 +103,23 @@ VirtualMachine::VirtualMachine(Executable exec, KernelProvider& provider, const 
     : exec_(std::move(exec)) {
   exec_.Validate();
   if (!exec_.backend.empty() && exec_.backend != provider.name()) {
-    Throw(ErrorCode::kFailedPrecondition, "vm: the executable was built for backend '", exec_.backend,
-          "', not for '", provider.name(), "'");
+    Throw(ErrorCode::kFailedPrecondition, exec_.Label(), " was built for backend ", Quoted(exec_.backend), ", not for ",
+          Quoted(provider.name()));
   }
-  for (const KernelRecord& record : exec_.kernels) kernels_.push_back(provider.Load(record));
+  CheckPlannedMemory();
+  for (const KernelRecord& record : exec_.kernels) {
+    try {
+      kernels_.push_back(provider.Load(record));
+    } catch (const Error& e) {  // the backend's message names the kernel, not the file
+      throw Error(e.code(), StrCat(exec_.Label(), ": ", e.what()));
+    }
+  }
   for (const std::string& name : exec_.externs) {
     ExternFunction f = externs.Find(name);
-    if (!f) Throw(ErrorCode::kNotFound, "vm: extern function '", name, "' is not registered");
+    if (!f) {
+      Throw(ErrorCode::kNotFound, exec_.Label(), ": extern function ", Quoted(name),
+            " is not registered (load the plugin that provides it)");
+    }
     externs_.push_back(std::move(f));
   }
   frames_.resize(exec_.functions.size());
@@ -109,6 +130,34 @@ VirtualMachine::VirtualMachine(Executable exec, KernelProvider& provider, const 
 }
 
 VirtualMachine::~VirtualMachine() = default;
+
+// The memory a function's plan takes on its first call, and every tensor of constant shape it
+// allocates, against the memory limit: refused at load, naming the file, not mid-run.
+void VirtualMachine::CheckPlannedMemory() const {
+  for (const VMFunction& f : exec_.functions) {
+    auto what = [&](const auto&... parts) { return StrCat(exec_.Label(), ": function ", Quoted(f.name), parts...); };
+    if (f.arena_bytes > MemoryLimit()) CheckMemoryLimit(f.arena_bytes, what("'s memory plan (its arena)"));
+    for (size_t pc = 0; pc < f.code.size(); ++pc) {
+      const Instruction& ins = f.code[pc];
+      if (ins.op != Opcode::kAllocTensor || ins.aux > 0) continue;
+      std::vector<int64_t> dims;
+      for (int32_t e : ins.operands) {
+        if (f.shape_exprs[e].kind != ShapeExprOp::Kind::kConst) break;
+        dims.push_back(f.shape_exprs[e].value);
+      }
+      if (dims.size() != ins.operands.size()) continue;  // a symbolic shape: checked when it runs
+      int64_t bytes = 0;
+      bool fits = CheckedByteSize(dims.data(), dims.size(), DTypeBytes(static_cast<DType>(ins.index)), MemoryLimit(), &bytes);
+      if (!fits) {
+        if (!CheckedByteSize(dims.data(), dims.size(), DTypeBytes(static_cast<DType>(ins.index)), int64_t{1} << 62, &bytes)) {
+          bytes = int64_t{1} << 62;
+        }
+        CheckMemoryLimit(bytes, what(", instruction ", pc, ": a ", DTypeName(static_cast<DType>(ins.index)),
+                                     " tensor of shape ", ShapeText(dims.data(), dims.size())));
+      }
+    }
+  }
+}
 
 void VirtualMachine::SetProfiling(bool on) {
   profiling_ = on;
@@ -171,6 +220,53 @@ VirtualMachine::Frame& VirtualMachine::AcquireFrame(int function, int depth) {
 
 namespace {
 
+/// Where phase 0 of |f| binds slot |slot|: "argument 0 (%x) dim 1", or "" if nowhere.
+std::string FindBinder(const VMFunction& f, const TypePattern& p, int32_t slot, const std::string& path) {
+  for (size_t i = 0; i < p.dims.size(); ++i) {
+    if (p.dims[i].kind == DimPattern::Kind::kBind && p.dims[i].ref == slot) return StrCat(path, " dim ", i);
+  }
+  for (size_t i = 0; i < p.fields.size(); ++i) {
+    std::string found = FindBinder(f, p.fields[i], slot, StrCat(path, " field ", i));
+    if (!found.empty()) return found;
+  }
+  return {};
+}
+
+std::string SlotBinder(const VMFunction& f, int32_t slot) {
+  for (const Instruction& ins : f.code) {
+    if (ins.op != Opcode::kMatch || ins.aux != 0) continue;
+    const TypePattern& p = f.patterns[ins.index];
+    std::string found = FindBinder(f, p, slot, MessageText(p.context, 80));
+    if (!found.empty()) return found;
+  }
+  return {};
+}
+
+void CollectSlots(const VMFunction& f, int32_t index, std::vector<int64_t>& out) {
+  const ShapeExprOp& e = f.shape_exprs[index];
+  if (e.kind == ShapeExprOp::Kind::kSlot) {
+    if (std::find(out.begin(), out.end(), e.value) == out.end()) out.push_back(e.value);
+  } else if (e.kind != ShapeExprOp::Kind::kConst) {
+    CollectSlots(f, e.a, out);
+    CollectSlots(f, e.b, out);
+  }
+}
+
+/// Where an expected dim comes from, for a mismatch message: " (n = 4 from argument 0 (%x)
+/// dim 1)"; "" for a constant of the signature (the expected type shows it).
+std::string ExplainDim(const VMFunction& f, int32_t expr, const std::vector<int64_t>& slots) {
+  std::vector<int64_t> used;
+  CollectSlots(f, expr, used);
+  std::string text;
+  for (size_t i = 0; i < used.size() && i < 4; ++i) {
+    int64_t slot = used[i];
+    std::string binder = SlotBinder(f, static_cast<int32_t>(slot));
+    text += StrCat(i == 0 ? "" : ", ", MessageText(f.slot_names[slot], 40), " = ", slots[slot],
+                   binder.empty() ? "" : " from " + binder);
+  }
+  return text.empty() ? text : ": " + text;
+}
+
 // Checks |value| against |p|. Phase 0 checks kinds, dtypes and ranks and binds symbolic dims
 // seen first; phase 1 checks dims derived from bound ones. Returns an empty string when it
 // matches, else what is wrong (for the caller's message).
@@ -213,7 +309,7 @@ std::string MatchPattern(const VMFunction& f, const TypePattern& p, const Value&
         if (phase == 0 && d.kind == DimPattern::Kind::kBind) slots[d.ref] = actual;
         if (phase == 1 && d.kind == DimPattern::Kind::kMatch) {
           int64_t expected = EvalShapeExpr(f, slots, d.ref);
-          if (expected != actual) return StrCat("dim ", i, " should be ", expected);
+          if (expected != actual) return StrCat("dim ", i, " is ", actual, " but should be ", expected, ExplainDim(f, d.ref, slots));
         }
       }
       return {};
@@ -224,13 +320,16 @@ std::string MatchPattern(const VMFunction& f, const TypePattern& p, const Value&
 
 }  // namespace
 
-void VirtualMachine::Match(const VMFunction& f, const Instruction& ins, Frame& frame) {
+void VirtualMachine::Match(const VMFunction& f, const Instruction& ins, Frame& frame, bool top_level) {
   const TypePattern& p = f.patterns[ins.index];
   const Value& value = frame.registers[ins.arg];
   std::string why = MatchPattern(f, p, value, ins.aux, frame.slots);
   if (why.empty()) return;
   std::string detail = (why == "wrong dtype" || why == "wrong rank" || why.rfind("not a", 0) == 0) ? "" : " (" + why + ")";
-  Throw(ErrorCode::kInvalidArgument, f.name, ": ", p.context, ": expected ", p.text, ", got ", value.Describe(), detail);
+  std::string message = StrCat(f.name, ": ", MessageText(p.context), ": expected ", MessageText(p.text), ", got ",
+                               value.Describe(), detail);
+  if (top_level && ins.arg < f.num_params()) throw ArgumentError(ins.arg, message);
+  Throw(ErrorCode::kInvalidArgument, message);
 }
 
 void VirtualMachine::CallKernelLike(const Instruction& ins, Frame& frame) {
@@ -344,7 +443,9 @@ void VirtualMachine::View(const VMFunction& f, const Instruction& ins, Frame& fr
   for (size_t i = 0; i < n; ++i) {
     frame.dims[i] = EvalShapeExpr(f, frame.slots, ins.operands[i]);
     if (frame.dims[i] < 0) Throw(ErrorCode::kInvalidArgument, f.name, ": view dim ", i, " is negative (", frame.dims[i], ")");
-    elements *= frame.dims[i];
+    if (!CheckedMul(elements, frame.dims[i], &elements)) {
+      Throw(ErrorCode::kInvalidArgument, f.name, ": a view of ", tensor.numel(), " elements cannot have more than 2^63");
+    }
   }
   if (elements != tensor.numel()) {
     Throw(ErrorCode::kInvalidArgument, f.name, ": a view of ", tensor.numel(), " elements cannot have ", elements);
@@ -407,7 +508,13 @@ Value VirtualMachine::Run(int function, const Value* args, int num_args, int dep
         regs[ins.dst] = std::move(item);
         break;
       }
-      case Opcode::kAllocTensor: AllocTensor(f, ins, frame); break;
+      case Opcode::kAllocTensor:
+        try {
+          AllocTensor(f, ins, frame);
+        } catch (const Error& e) {
+          throw Error(e.code(), StrCat(f.name, ": instruction ", pc, " (alloc_tensor): ", e.what()));
+        }
+        break;
       case Opcode::kCallKernel:
       case Opcode::kCallExtern: CallKernelLike(ins, frame); break;
       case Opcode::kCallFunc: {
@@ -418,7 +525,7 @@ Value VirtualMachine::Run(int function, const Value* args, int num_args, int dep
         regs[ins.dst] = std::move(result);
         break;
       }
-      case Opcode::kMatch: Match(f, ins, frame); break;
+      case Opcode::kMatch: Match(f, ins, frame, depth == 0); break;
       case Opcode::kView: View(f, ins, frame); break;
       case Opcode::kJumpIfFalse:
         if (!IsTrue(regs[ins.arg])) next = ins.index;

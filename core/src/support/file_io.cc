@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 
 #include "rxt/support/error.h"
+#include "rxt/support/message_text.h"
 
 namespace rxt {
 
@@ -39,10 +39,21 @@ void WriteFileAtomically(const std::string& path, const void* data, size_t size,
   }
 }
 
-std::vector<uint8_t> ReadWholeFile(const std::string& path, const std::string& what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) Throw(ErrorCode::kNotFound, what, " '", path, "': cannot open the file");
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+std::vector<uint8_t> ReadWholeFile(const std::string& path, const std::string& what, int64_t max_bytes) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) Throw(ErrorCode::kNotFound, what, " ", Quoted(path), ": cannot open the file");
+  std::streamoff size = in.tellg();
+  if (size < 0) Throw(ErrorCode::kDataLoss, what, " ", Quoted(path), ": cannot tell the file's size");
+  if (size > max_bytes) {
+    Throw(ErrorCode::kResourceExhausted, what, " ", Quoted(path), ": the file has ", size, " bytes, more than the ",
+          max_bytes, " this reader takes");
+  }
+  std::vector<uint8_t> bytes(static_cast<size_t>(size));
+  in.seekg(0);
+  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size)) {
+    Throw(ErrorCode::kDataLoss, what, " ", Quoted(path), ": error while reading the file");
+  }
+  return bytes;
 }
 
 }  // namespace rxt

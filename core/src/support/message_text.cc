@@ -84,6 +84,15 @@ std::string MessageText(std::string_view text, size_t max_chars) {
   return head + " … (" + std::to_string(skipped) + " more bytes) … " + tail;
 }
 
+bool IsPrintableText(std::string_view text) {
+  for (size_t pos = 0; pos < text.size();) {
+    auto [unit, taken] = NextUnit(text, pos);
+    if (unit.size() > 1 && unit[0] == '\\' && unit != "\\\\") return false;  // a control or a stray byte
+    pos += taken;
+  }
+  return true;
+}
+
 std::string Quoted(std::string_view text, size_t max_chars) { return "'" + MessageText(text, max_chars) + "'"; }
 
 std::string ShapeText(const int64_t* dims, size_t ndim) {

@@ -242,5 +242,85 @@ TEST(Executable, ValidateCatchesOutOfRangeRegisters) {
   }
 }
 
+// An executable with a memory plan: %a lives in the arena, the result escapes.
+Executable PlannedExecutable() {
+  const char* text = R"(
+kernel @relu0(X: Buffer((1, n), float32), Y: Buffer((1, n), float32)) {
+  for i in range(1) {
+    for j in range(n) {
+      block Y(vi = i, vj = j) {
+        Y[vi, vj] = max(X[vi, vj], 0f32)
+      }
+    }
+  }
+}
+
+def @main(%x: Tensor((1, 1000), float32)) -> Tensor((1, 1000), float32) {
+  dataflow {
+    %a: Tensor((1, 1000), float32) = call_kernel(@relu0, (%x,), out_sinfo=Tensor((1, 1000), float32))
+    %b: Tensor((1, 1000), float32) = call_kernel(@relu0, (%a,), out_sinfo=Tensor((1, 1000), float32))
+    output %b
+  }
+  return %b
+}
+)";
+  return CompileToExecutable(ParseModule(text), {.backend = "reference"});
+}
+
+// Issue 11, class 5: a re-signed file asked for an 8.6 GB arena and rxt tried.
+TEST(Executable, AnArenaLargerThanItsPlanIsRefused) {
+  Executable exec = PlannedExecutable();
+  ASSERT_EQ(exec.functions[0].arena_tensors.size(), 1u);
+  ASSERT_EQ(exec.functions[0].arena_bytes, 4032);  // 4000 bytes, aligned to 64
+  exec.functions[0].arena_bytes = 8600000000;
+  std::string error = LoadError(exec.Serialize());
+  EXPECT_NE(error.find("executable 'small.rxtx': function 'main' has an arena of 8600000000 bytes, but its planned "
+                       "tensors end at byte 4032"),
+            std::string::npos)
+      << error;
+}
+
+TEST(Executable, AnArenaTensorNoInstructionUsesIsRefused) {
+  Executable exec = PlannedExecutable();
+  exec.functions[0].arena_tensors.push_back({4032, 4000});
+  exec.functions[0].arena_bytes = 8064;
+  std::string error = LoadError(exec.Serialize());
+  EXPECT_NE(error.find("places arena tensor 1 but no instruction allocates it"), std::string::npos) << error;
+}
+
+// Issue 11, class 6: raw bytes from a file went into messages ("no backend 'referen\xff...'").
+TEST(Executable, NamesThatAreNotPrintableAreRefusedAtTheirByte) {
+  Executable exec = SmallExecutable();
+  exec.backend = std::string("referen\xff\nce", 11);
+  std::string error = LoadError(exec.Serialize());
+  EXPECT_NE(error.find("backend name 'referen\\xff\\nce' is not printable text (at byte "), std::string::npos) << error;
+  EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+  exec = SmallExecutable();
+  exec.kernels[0].name = "relu\x01";
+  error = LoadError(exec.Serialize());
+  EXPECT_NE(error.find("kernel name 'relu\\x01' is not printable text"), std::string::npos) << error;
+}
+
+// A shape expression that doubles at each step would take 2^n steps to evaluate.
+TEST(Executable, ShapeExpressionsOfExponentialSizeAreRefused) {
+  Executable exec = SmallExecutable();
+  VMFunction& f = exec.functions[0];
+  int32_t first = static_cast<int32_t>(f.shape_exprs.size());
+  f.shape_exprs.push_back({ShapeExprOp::Kind::kConst, 1, -1, -1});
+  for (int i = 0; i < 60; ++i) {
+    int32_t previous = first + i;
+    f.shape_exprs.push_back({ShapeExprOp::Kind::kAdd, 0, previous, previous});
+  }
+  std::string error = LoadError(exec.Serialize());
+  EXPECT_NE(error.find("has more than 1024 terms"), std::string::npos) << error;
+}
+
+TEST(Executable, ValidationErrorsNameTheFile) {
+  Executable exec = SmallExecutable();
+  exec.functions[0].code[0].arg = 1000;
+  std::string error = LoadError(exec.Serialize());
+  EXPECT_EQ(error.rfind("executable 'small.rxtx': function 'main' instruction 0 uses register 1000", 0), 0u) << error;
+}
+
 }  // namespace
 }  // namespace rxt

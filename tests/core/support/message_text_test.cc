@@ -69,3 +69,19 @@ TEST(ShapeText, ShortAndLongShapes) {
 
 }  // namespace
 }  // namespace rxt
+
+namespace rxt {
+namespace {
+
+TEST(IsPrintableText, NamesFromFiles) {
+  EXPECT_TRUE(IsPrintableText("linear0"));
+  EXPECT_TRUE(IsPrintableText("größe"));
+  EXPECT_TRUE(IsPrintableText("a\\b"));
+  EXPECT_TRUE(IsPrintableText(""));
+  EXPECT_FALSE(IsPrintableText(std::string("referen\xff", 8)));
+  EXPECT_FALSE(IsPrintableText("two\nlines"));
+  EXPECT_FALSE(IsPrintableText(std::string("nul\0", 4)));
+}
+
+}  // namespace
+}  // namespace rxt

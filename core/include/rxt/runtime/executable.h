@@ -120,6 +120,12 @@ class Executable {
   std::string aot_library;
   /// The version of the file this executable was read from (Serialize writes kFormatVersion).
   uint32_t format_version = kFormatVersion;
+  /// Where it was read from (Deserialize's |source|, Load's path), for messages; not saved.
+  std::string source;
+
+  /// "executable 'path'" (or "the executable" when it was not read from anywhere): how
+  /// messages about it begin.
+  std::string Label() const;
 
   /// Index of the function called |name|, or -1.
   int FindFunction(const std::string& name) const;

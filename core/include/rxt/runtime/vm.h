@@ -13,9 +13,21 @@
 #include "rxt/runtime/extern.h"
 #include "rxt/runtime/kernel.h"
 #include "rxt/runtime/profile.h"
+#include "rxt/support/error.h"
 #include "rxt/runtime/value.h"
 
 namespace rxt {
+
+/// An argument of VirtualMachine::Invoke that does not match its parameter: which one, so that
+/// a caller can say where the value came from (`rxt run` names the .npy file).
+class ArgumentError : public Error {
+ public:
+  ArgumentError(int argument, const std::string& message) : Error(ErrorCode::kInvalidArgument, message), argument_(argument) {}
+  int argument() const { return argument_; }
+
+ private:
+  int argument_;
+};
 
 class VirtualMachine {
  public:
@@ -47,11 +59,12 @@ class VirtualMachine {
  private:
   struct Frame;
   Value Run(int function, const Value* args, int num_args, int depth);
-  void Match(const VMFunction& f, const Instruction& ins, Frame& frame);
+  void Match(const VMFunction& f, const Instruction& ins, Frame& frame, bool top_level);
   void CallKernelLike(const Instruction& ins, Frame& frame);
   void AllocTensor(const VMFunction& f, const Instruction& ins, Frame& frame);
   void View(const VMFunction& f, const Instruction& ins, Frame& frame);
   Frame& AcquireFrame(int function, int depth);
+  void CheckPlannedMemory() const;
 
   Executable exec_;
   std::vector<std::unique_ptr<Kernel>> kernels_;

@@ -14,7 +14,9 @@ namespace rxt {
 /// ("checkpoint: cannot write '/x/y.safetensors': No space left on device").
 void WriteFileAtomically(const std::string& path, const void* data, size_t size, const std::string& what);
 
-/// The file's bytes; kNotFound naming |what| and |path| if it cannot be opened.
-std::vector<uint8_t> ReadWholeFile(const std::string& path, const std::string& what);
+/// The file's bytes; kNotFound naming |what| and |path| if it cannot be opened,
+/// kResourceExhausted if it is larger than |max_bytes| (a caller passes the memory limit).
+std::vector<uint8_t> ReadWholeFile(const std::string& path, const std::string& what,
+                                   int64_t max_bytes = INT64_MAX);
 
 }  // namespace rxt

@@ -19,6 +19,10 @@ inline constexpr size_t kMaxMessageValueChars = 200;
 /// long value never prints longer than about |max_chars| + 30).
 std::string MessageText(std::string_view text, size_t max_chars = kMaxMessageValueChars);
 
+/// Whether |text| is valid UTF-8 without control characters: what a name read from a file
+/// (a function, a kernel, a backend) must be, so that messages show it as it is.
+bool IsPrintableText(std::string_view text);
+
 /// MessageText in single quotes: 'name'.
 std::string Quoted(std::string_view text, size_t max_chars = kMaxMessageValueChars);
 
