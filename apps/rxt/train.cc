@@ -37,7 +37,9 @@ void TrainOptions::Validate() const {
     Throw(ErrorCode::kInvalidArgument, "--reduction must be mean or sum, not '", reduction,
           "' (\"none\" gives no scalar loss to train)");
   }
-  if (epochs < 1) Throw(ErrorCode::kInvalidArgument, "--epochs must be at least 1, not ", epochs);
+  if (epochs < 1 || epochs > kMaxEpochs) {
+    Throw(ErrorCode::kInvalidArgument, "--epochs must be from 1 to ", kMaxEpochs, ", not ", epochs);
+  }
   if (batch_size < 1) Throw(ErrorCode::kInvalidArgument, "--batch-size must be at least 1, not ", batch_size);
   if (threads < 0) Throw(ErrorCode::kInvalidArgument, "--threads must be at least 1, not ", threads);
   if (!std::isfinite(lr) || lr < 0) Throw(ErrorCode::kInvalidArgument, "--lr must be a number >= 0, not ", lr);

@@ -4,9 +4,10 @@
 #include <charconv>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <regex>
 
 #include "rxt/support/error.h"
+#include "rxt/support/message_text.h"
+#include "train_options.h"
 
 namespace rxt::cli {
 
@@ -14,19 +15,29 @@ std::string CheckpointPath(const std::string& dir, int epoch) {
   return (std::filesystem::path(dir) / StrCat("epoch-", epoch, ".safetensors")).string();
 }
 
+std::optional<int> CheckpointEpoch(std::string_view name) {
+  constexpr std::string_view kPrefix = "epoch-", kSuffix = ".safetensors";
+  if (name.size() <= kPrefix.size() + kSuffix.size() || name.substr(0, kPrefix.size()) != kPrefix ||
+      name.substr(name.size() - kSuffix.size()) != kSuffix) {
+    return std::nullopt;
+  }
+  std::string_view digits = name.substr(kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size());
+  int epoch = 0;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), epoch);
+  if (ec != std::errc() || end != digits.data() + digits.size() || epoch < 1 || epoch > kMaxEpochs) return std::nullopt;
+  return epoch;
+}
+
 std::optional<std::pair<int, std::string>> NewestCheckpoint(const std::string& dir) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) {
     Throw(ErrorCode::kNotFound, "--resume: no checkpoint directory '", dir, "'");
   }
-  static const std::regex kName("epoch-([0-9]{1,9})\\.safetensors");
   std::optional<std::pair<int, std::string>> newest;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    std::smatch match;
-    std::string name = entry.path().filename().string();
-    if (!entry.is_regular_file() || !std::regex_match(name, match, kName)) continue;
-    int epoch = std::stoi(match[1].str());
-    if (!newest || epoch > newest->first) newest = std::make_pair(epoch, entry.path().string());
+    std::optional<int> epoch = CheckpointEpoch(entry.path().filename().string());
+    if (!entry.is_regular_file() || !epoch) continue;
+    if (!newest || *epoch > newest->first) newest = std::make_pair(*epoch, entry.path().string());
   }
   return newest;
 }
@@ -49,15 +60,29 @@ ResumePoint ReadCheckpointMetadata(const std::map<std::string, std::string>& met
   ResumePoint point;
   const std::string& epoch = field("epoch");
   auto [end, ec] = std::from_chars(epoch.data(), epoch.data() + epoch.size(), point.epoch);
-  if (ec != std::errc() || end != epoch.data() + epoch.size() || point.epoch < 1) {
-    Throw(ErrorCode::kDataLoss, source, ": metadata 'epoch' is not an epoch number: '", epoch, "'");
+  if (ec != std::errc() || end != epoch.data() + epoch.size() || point.epoch < 1 || point.epoch > kMaxEpochs) {
+    Throw(ErrorCode::kDataLoss, source, ": metadata 'epoch' is ", Quoted(epoch), ", not an epoch number (1 to ",
+          kMaxEpochs, ")");
   }
+  // A file renamed from another epoch's would resume at the wrong place.
+  std::optional<int> named = CheckpointEpoch(std::filesystem::path(source).filename().string());
+  if (named && *named != point.epoch) {
+    Throw(ErrorCode::kDataLoss, source, ": metadata 'epoch' is ", point.epoch, " but the file is named for epoch ", *named);
+  }
+  nlohmann::json settings;
   try {
-    point.settings = nlohmann::json::parse(field("settings")).get<RunSettings>();
-  } catch (const nlohmann::json::exception& e) {
-    Throw(ErrorCode::kDataLoss, source, ": metadata 'settings' is not valid (", e.what(), ")");
+    settings = nlohmann::json::parse(field("settings"));
+  } catch (const nlohmann::json::parse_error& e) {
+    Throw(ErrorCode::kDataLoss, source, ": metadata 'settings' is not JSON (at byte ", e.byte, ")");
   }
-  point.history = ParseHistoryJson(field("history"), source);
+  if (!settings.is_object()) Throw(ErrorCode::kDataLoss, source, ": metadata 'settings' is not a JSON object");
+  for (auto it = settings.begin(); it != settings.end(); ++it) {
+    if (!it.value().is_string()) {
+      Throw(ErrorCode::kDataLoss, source, ": metadata 'settings': ", Quoted(it.key()), " is not a string");
+    }
+    point.settings[it.key()] = it.value().get<std::string>();
+  }
+  point.history = ParseHistoryJson(field("history"), source, point.epoch);
   return point;
 }
 
@@ -66,12 +91,14 @@ void CheckSameSettings(const RunSettings& saved, const RunSettings& now, const s
   for (const auto& [key, value] : now) {
     auto it = saved.find(key);
     std::string before = it == saved.end() ? "(not set)" : it->second;
-    if (before != value) differences += StrCat("\n  ", key, ": ", before, " in the checkpoint, ", value, " now");
+    if (before != value) {
+      differences += StrCat(differences.empty() ? "" : "; ", key, ": ", MessageText(before, 60), " in the checkpoint, ",
+                            MessageText(value, 60), " now");
+    }
   }
   if (!differences.empty()) {
     Throw(ErrorCode::kFailedPrecondition, "--resume: ", source,
-          " was made with other settings; resume with the same ones (or start a new --checkpoint-dir):",
-          differences);
+          " was made with other settings; resume with the same ones (or start a new --checkpoint-dir): ", differences);
   }
 }
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "training_metrics.h"
 
@@ -13,6 +14,9 @@ namespace rxt::cli {
 
 /// DIR/epoch-<epoch>.safetensors.
 std::string CheckpointPath(const std::string& dir, int epoch);
+
+/// The epoch of a checkpoint's file name "epoch-<N>.safetensors" (1 to kMaxEpochs), or nullopt.
+std::optional<int> CheckpointEpoch(std::string_view name);
 
 /// The checkpoint with the highest epoch in |dir|, or nullopt if it has none. kNotFound if
 /// |dir| does not exist.

@@ -9,6 +9,9 @@
 
 namespace rxt::cli {
 
+/// The most epochs a run may have (--epochs, and the epoch a checkpoint may record).
+inline constexpr int kMaxEpochs = 1000000;
+
 struct TrainOptions {
   std::string model;  // a backbone (or trainer) module; empty: the seed MLP
   std::string loss = "cross_entropy";
@@ -18,7 +21,7 @@ struct TrainOptions {
   std::optional<double> weight_decay;  // not given: the optimizer's default
   std::optional<double> momentum;
   std::string schedule = "cosine";  // over the whole run: the default that trains best
-  int epochs = 5;
+  int epochs = 5;  // 1 to kMaxEpochs
   int batch_size = 64;
   uint64_t seed = 0;
   int threads = 0;  // 0: RXT_NUM_THREADS or the machine's cores

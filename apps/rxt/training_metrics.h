@@ -35,10 +35,11 @@ struct TrainingHistory {
 
 /// The metrics file's JSON (the format above).
 std::string MetricsJson(const std::vector<EpochMetrics>& epochs);
-/// The history as JSON (for a checkpoint's metadata) and back; kDataLoss naming |source| for
-/// text that is not one.
+/// The history as JSON (for a checkpoint's metadata) and back; kDataLoss naming |source| and
+/// the field for text that is not one (epochs increasing from 1 to |max_epoch|, numbers finite
+/// or null).
 std::string HistoryJson(const TrainingHistory& history);
-TrainingHistory ParseHistoryJson(const std::string& text, const std::string& source);
+TrainingHistory ParseHistoryJson(const std::string& text, const std::string& source, int max_epoch);
 
 /// An SVG image: the training loss (the curve, and each epoch's mean) and the test accuracy
 /// per epoch, side by side. |title| goes above.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -129,14 +130,14 @@ TEST(TrainingMetrics, JsonHasTheDocumentedFields) {
 }
 
 TEST(TrainingMetrics, HistoryRoundTripsAndBadTextIsDataLoss) {
-  TrainingHistory back = ParseHistoryJson(HistoryJson(SampleHistory()), "ckpt");
+  TrainingHistory back = ParseHistoryJson(HistoryJson(SampleHistory()), "ckpt", 10);
   ASSERT_EQ(back.epochs.size(), 2u);
   EXPECT_EQ(back.epochs[1].test_accuracy, 0.8577);
   ASSERT_EQ(back.curve.size(), 4u);
   EXPECT_EQ(back.curve[2].epoch, 1.5);
   for (const char* bad : {"", "{", "{\"epochs\": 3}", "{\"epochs\": [], \"curve\": [[1]]}"}) {
     try {
-      ParseHistoryJson(bad, "ckpt");
+      ParseHistoryJson(bad, "ckpt", 10);
       ADD_FAILURE() << bad;
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), ErrorCode::kDataLoss);
@@ -267,6 +268,56 @@ TEST(TrainCheckpoints, MetadataRoundTripsAndSettingsMustMatch) {
   }
   metadata["epoch"] = "0";
   EXPECT_THROW(ReadCheckpointMetadata(metadata, "c"), Error);
+}
+
+std::string MetadataError(const std::map<std::string, std::string>& metadata, const std::string& source) {
+  try {
+    ReadCheckpointMetadata(metadata, source);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kDataLoss) << e.what();
+    return e.what();
+  }
+  return "(no error)";
+}
+
+// Issue 11, class 2: epoch 2147483647 overflowed epoch + 1 and the run wrote a checkpoint per
+// "epoch" from -2147483648 on (4.5 GB in a minute). Every number of the metadata is checked.
+TEST(TrainCheckpoints, NumbersInTheMetadataAreRangeChecked) {
+  RunSettings settings = {{"--batch-size", "64"}};
+  auto metadata = CheckpointMetadata(3, settings, SampleHistory());
+  for (const char* epoch : {"2147483647", "1000001", "-1", "99999999999999999999", "3x", ""}) {
+    metadata["epoch"] = epoch;
+    EXPECT_EQ(MetadataError(metadata, "d/epoch-3.safetensors"),
+              StrCat("d/epoch-3.safetensors: metadata 'epoch' is '", epoch, "', not an epoch number (1 to 1000000)"));
+  }
+  metadata["epoch"] = "4";
+  EXPECT_EQ(MetadataError(metadata, "d/epoch-3.safetensors"),
+            "d/epoch-3.safetensors: metadata 'epoch' is 4 but the file is named for epoch 3");
+  EXPECT_EQ(ReadCheckpointMetadata(metadata, "elsewhere.safetensors").epoch, 4);
+  EXPECT_EQ(CheckpointEpoch("epoch-2147483647.safetensors"), std::nullopt);
+  EXPECT_EQ(CheckpointEpoch("epoch-1000000.safetensors"), 1000000);
+  EXPECT_EQ(CheckpointEpoch("epoch-+3.safetensors"), std::nullopt);
+}
+
+TEST(TrainCheckpoints, MalformedSettingsAndHistorySayWhatIsWrongInOurWords) {
+  auto metadata = CheckpointMetadata(2, {{"--seed", "0"}}, SampleHistory());
+  metadata["settings"] = "{\"--seed\": 0}";
+  std::string error = MetadataError(metadata, "c");
+  EXPECT_EQ(error, "c: metadata 'settings': '--seed' is not a string");
+  metadata["settings"] = "[1, 2";
+  EXPECT_EQ(MetadataError(metadata, "c"), "c: metadata 'settings' is not JSON (at byte 6)");
+  metadata["settings"] = "{}";
+  metadata["history"] = R"({"epochs": [{"epoch": 1, "loss": 1, "test_accuracy": 0.5, "seconds": 1, "steps_per_second": 1},
+                                       {"epoch": 1, "loss": 1, "test_accuracy": 0.5, "seconds": 1, "steps_per_second": 1}],
+                            "curve": []})";
+  EXPECT_EQ(MetadataError(metadata, "c"),
+            "c: the training history is not valid: epochs[1].epoch is 1, expected an epoch after 1 and at most 2");
+  metadata["history"] = R"({"epochs": [], "curve": [[0.5, "x"]]})";
+  EXPECT_EQ(MetadataError(metadata, "c"), "c: the training history is not valid: curve[0][1] is not a number");
+  metadata["history"] = R"({"epochs": [], "curve": [[7, 1]]})";
+  EXPECT_EQ(MetadataError(metadata, "c"), "c: the training history is not valid: curve[0][0] is 7, expected an epoch from 0 to 2");
+  metadata["history"] = R"({"epochs": [], "curve": [[1, null]]})";
+  EXPECT_TRUE(std::isnan(ReadCheckpointMetadata(metadata, "c").history.curve[0].loss));  // a diverged run resumes
 }
 
 TrainerProgram ProgramWith(TrainerTensorSpec input, TrainerTensorSpec target) {

@@ -72,7 +72,7 @@ endif()
 
 # Other settings cannot resume.
 run_rxt(1 out ${common} --epochs 4 --checkpoint-dir ${WORK_DIR}/b --resume --lr 0.02)
-if(NOT out MATCHES "was made with other settings[^\n]*\n  optimizer options: lr=0.01 in the checkpoint, lr=0.02 now")
+if(NOT out MATCHES "was made with other settings[^\n]*: optimizer options: lr=0.01 in the checkpoint, lr=0.02 now")
   message(FATAL_ERROR "no settings error:\n${out}")
 endif()
 file(REMOVE_RECURSE ${WORK_DIR})

@@ -138,21 +138,27 @@ TEST(TrainerCheckpoint, RefusesWhatDoesNotFitAndChangesNothing) {
   TensorFile good = trainer->MakeCheckpoint();
   Tensor w = trainer->param(0);
 
-  EXPECT_EQ(RestoreError(*trainer, Without(good, "param/w")), "checkpoint ckpt: no tensor 'param/w'");
+  EXPECT_EQ(RestoreError(*trainer, Without(good, "param/w")), "checkpoint 'ckpt': no tensor 'param/w'");
   EXPECT_EQ(RestoreError(*trainer, Replacing(good, "param/w", Tensor::Empty({2, 3}, DType::kFloat32))),
-            "checkpoint ckpt: 'param/w' is float32 (2, 3), this trainer needs float32 Tensor((3, 2), float32)");
+            "checkpoint 'ckpt': 'param/w' is float32 (2, 3), this trainer needs float32 Tensor((3, 2), float32)");
   EXPECT_EQ(RestoreError(*trainer, Replacing(good, "optim/lr", Tensor::Empty({}, DType::kFloat64))),
-            "checkpoint ckpt: 'optim/lr' is float64 (), this trainer needs float32 ()");
+            "checkpoint 'ckpt': 'optim/lr' is float64 (), this trainer needs float32 ()");
   TensorFile extra = good;
   extra.tensors.emplace_back("param/v", Tensor::Empty({1}, DType::kFloat32));
   EXPECT_EQ(RestoreError(*trainer, extra),
-            "checkpoint ckpt: tensor 'param/v' is not a parameter, state or optimizer state of this trainer");
+            "checkpoint 'ckpt': tensor 'param/v' is not a parameter, state or optimizer state of this trainer");
   TensorFile no_format = good;
   no_format.metadata.erase("rxt.format");
   EXPECT_NE(RestoreError(*trainer, no_format).find("not an rxt trainer checkpoint"), std::string::npos);
   TensorFile bad_step = good;
   bad_step.metadata["rxt.step"] = "12x";
-  EXPECT_EQ(RestoreError(*trainer, bad_step), "checkpoint ckpt: metadata rxt.step is not a step count");
+  EXPECT_EQ(RestoreError(*trainer, bad_step), "checkpoint 'ckpt': metadata rxt.step is '12x', not a step count (0 to 2^53)");
+  // Issue 11, class 2: every number read from a file is range-checked.
+  bad_step.metadata["rxt.step"] = "9223372036854775807";
+  EXPECT_EQ(RestoreError(*trainer, bad_step),
+            "checkpoint 'ckpt': metadata rxt.step is '9223372036854775807', not a step count (0 to 2^53)");
+  bad_step.metadata.erase("rxt.step");
+  EXPECT_EQ(RestoreError(*trainer, bad_step), "checkpoint 'ckpt': no metadata rxt.step (the step count)");
 
   auto adam = test::LinearTrainer("adam", "lr=0.05");
   std::string other = RestoreError(*trainer, adam->MakeCheckpoint());

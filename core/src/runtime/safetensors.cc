@@ -1,11 +1,14 @@
 #include "rxt/runtime/safetensors.h"
+#include "rxt/runtime/memory_limit.h"
 
 #include <algorithm>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "rxt/support/checked_math.h"
 #include "rxt/support/error.h"
+#include "rxt/support/message_text.h"
 #include "rxt/support/file_io.h"
 
 namespace rxt {
@@ -47,6 +50,14 @@ constexpr size_t kAlignment = 8;
 // A header larger than this is corrupt, not a checkpoint (the reference reader uses 100 MB).
 constexpr uint64_t kMaxHeaderBytes = 100u << 20;
 
+/// A JSON value from the file for a message: a string quoted, a number as written, anything
+/// else by its kind (never dumped: it may be huge or deeply nested).
+std::string JsonText(const json& value) {
+  if (value.is_string()) return Quoted(value.get<std::string>());
+  if (value.is_number() || value.is_boolean() || value.is_null()) return value.dump();
+  return StrCat("a JSON ", value.type_name());
+}
+
 }  // namespace
 
 const Tensor* TensorFile::Find(const std::string& name) const {
@@ -84,7 +95,7 @@ std::vector<uint8_t> SerializeSafetensors(const TensorFile& file) {
 }
 
 TensorFile ParseSafetensors(const uint8_t* data, size_t size, const std::string& source) {
-  auto fail = [&](auto&&... parts) -> void { Throw(ErrorCode::kDataLoss, "safetensors '", source, "': ", parts...); };
+  auto fail = [&](auto&&... parts) -> void { Throw(ErrorCode::kDataLoss, "safetensors ", Quoted(source), ": ", parts...); };
   if (size < 8) fail("truncated: ", size, " bytes, not even the 8-byte header length");
   uint64_t header_size = 0;
   for (int i = 0; i < 8; ++i) header_size |= uint64_t{data[i]} << (8 * i);
@@ -94,8 +105,10 @@ TensorFile ParseSafetensors(const uint8_t* data, size_t size, const std::string&
   json header;
   try {
     header = json::parse(data + 8, data + 8 + header_size);
-  } catch (const json::exception& e) {
-    fail("the header is not valid JSON: ", e.what());
+  } catch (const json::parse_error& e) {  // e.byte counts from 1; the header starts at byte 8
+    fail("the header is not valid JSON (at byte ", 8 + (e.byte > 0 ? e.byte - 1 : 0), " of the file)");
+  } catch (const json::exception&) {
+    fail("the header is not valid JSON");
   }
   if (!header.is_object()) fail("the header is not a JSON object");
   const uint8_t* payload = data + 8 + header_size;
@@ -114,41 +127,45 @@ TensorFile ParseSafetensors(const uint8_t* data, size_t size, const std::string&
     if (name == "__metadata__") {
       if (!entry.is_object()) fail("__metadata__ is not an object");
       for (auto m = entry.begin(); m != entry.end(); ++m) {
-        if (!m.value().is_string()) fail("__metadata__ entry '", m.key(), "' is not a string");
+        if (!m.value().is_string()) fail("__metadata__ entry ", Quoted(m.key()), " is not a string");
         file.metadata[m.key()] = m.value().get<std::string>();
       }
       continue;
     }
+    const std::string tensor = "tensor " + Quoted(name);
     if (!entry.is_object() || !entry.contains("dtype") || !entry.contains("shape") || !entry.contains("data_offsets")) {
-      fail("tensor '", name, "' needs dtype, shape and data_offsets");
+      fail(tensor, " needs dtype, shape and data_offsets");
     }
     const json& dtype = entry["dtype"];
     const json& shape = entry["shape"];
     const json& offsets = entry["data_offsets"];
     DType t = DType::kUnknown;
     if (!dtype.is_string() || !FromSafetensorsDType(dtype.get<std::string>(), &t)) {
-      fail("tensor '", name, "' has unsupported dtype ", dtype.dump());
+      fail(tensor, " has unsupported dtype ", JsonText(dtype), " (supported: F16, BF16, F32, F64, I8, I16, I32, I64, U8, BOOL)");
     }
-    if (!shape.is_array()) fail("tensor '", name, "': shape is not an array");
+    if (!shape.is_array()) fail(tensor, ": shape is not an array");
     std::vector<int64_t> dims;
-    uint64_t elements = 1;
     for (const json& d : shape) {
-      if (!d.is_number_unsigned() || d.get<uint64_t>() > (uint64_t{1} << 40)) fail("tensor '", name, "': bad dim ", d.dump());
+      if (!d.is_number_unsigned() || d.get<uint64_t>() > (uint64_t{1} << 40)) {
+        fail(tensor, ": dim ", dims.size(), " is ", JsonText(d), ", not a size (0 to 2^40)");
+      }
       dims.push_back(static_cast<int64_t>(d.get<uint64_t>()));
-      elements *= d.get<uint64_t>();
-      if (elements > (uint64_t{1} << 40)) fail("tensor '", name, "': too many elements");
+    }
+    // Checked: dims may each be large; the bytes must also match the data present (below).
+    int64_t expected = 0;
+    if (!CheckedByteSize(dims.data(), dims.size(), DTypeBytes(t), int64_t{1} << 62, &expected)) {
+      fail(tensor, ": shape ", ShapeText(dims.data(), dims.size()), " has more than 2^62 bytes");
     }
     if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
         !offsets[1].is_number_unsigned()) {
-      fail("tensor '", name, "': data_offsets must be two unsigned integers");
+      fail(tensor, ": data_offsets must be two unsigned integers");
     }
     uint64_t begin = offsets[0].get<uint64_t>(), end = offsets[1].get<uint64_t>();
     if (begin > end || end > payload_size) {
-      fail("tensor '", name, "': data_offsets [", begin, ", ", end, "] out of the data's ", payload_size, " bytes");
+      fail(tensor, ": data_offsets [", begin, ", ", end, "] out of the data's ", payload_size, " bytes");
     }
-    uint64_t expected = elements * DTypeBytes(t);
-    if (end - begin != expected) {
-      fail("tensor '", name, "': ", end - begin, " bytes of data for shape and dtype needing ", expected);
+    if (end - begin != static_cast<uint64_t>(expected)) {
+      fail(tensor, ": ", end - begin, " bytes of data for shape and dtype needing ", expected);
     }
     ranges.push_back({begin, end, name});
     by_name.emplace_back(name, Tensor::FromBytes(dims, t, payload + begin, end - begin));
@@ -157,14 +174,19 @@ TensorFile ParseSafetensors(const uint8_t* data, size_t size, const std::string&
   std::sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) { return a.begin < b.begin; });
   uint64_t at = 0;
   for (const Range& r : ranges) {
-    if (r.begin != at) fail(r.begin < at ? "tensor '" + r.name + "' overlaps another" : "a hole in the data before tensor '" + r.name + "'");
+    if (r.begin != at) {
+      fail(r.begin < at ? "tensor " + Quoted(r.name) + " overlaps another"
+                        : "a hole in the data before tensor " + Quoted(r.name));
+    }
     at = r.end;
   }
   if (at != payload_size) fail(payload_size - at, " bytes after the last tensor");
+  // Tensors in the order of their data (the order the writer used).
+  std::sort(by_name.begin(), by_name.end(), [&](const auto& a, const auto& b) { return a.first < b.first; });
   for (const Range& r : ranges) {
-    for (auto& [n, t] : by_name) {
-      if (n == r.name) file.tensors.emplace_back(n, std::move(t));
-    }
+    auto it = std::lower_bound(by_name.begin(), by_name.end(), r.name,
+                               [](const auto& entry, const std::string& name) { return entry.first < name; });
+    file.tensors.emplace_back(it->first, std::move(it->second));
   }
   return file;
 }
@@ -175,7 +197,7 @@ void SaveSafetensors(const std::string& path, const TensorFile& file) {
 }
 
 TensorFile LoadSafetensors(const std::string& path) {
-  std::vector<uint8_t> bytes = ReadWholeFile(path, "safetensors");
+  std::vector<uint8_t> bytes = ReadWholeFile(path, "safetensors", MemoryLimit());
   return ParseSafetensors(bytes.data(), bytes.size(), path);
 }
 

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "rxt/support/error.h"
+#include "rxt/support/message_text.h"
 #include "rxt/train/trainer.h"
 
 namespace rxt {
@@ -17,21 +18,20 @@ std::string ParamKey(const std::string& name) { return "param/" + name; }
 std::string StateKey(const std::string& name) { return "state/" + name; }
 std::string OptimKey(const std::string& name) { return "optim/" + name; }
 
-std::string ShapeText(const std::vector<int64_t>& shape) {
-  std::string dims;
-  for (size_t i = 0; i < shape.size(); ++i) dims += (i == 0 ? "" : ", ") + std::to_string(shape[i]);
-  return "(" + dims + (shape.size() == 1 ? ",)" : ")");
-}
+// A step count stays far from overflowing when training adds to it.
+constexpr int64_t kMaxStep = int64_t{1} << 53;
+
+std::string ShapeOf(const std::vector<int64_t>& shape) { return ShapeText(shape.data(), shape.size()); }
 
 /// The tensor |key| of |file|, with |dtype| and a shape |fits| accepts; kDataLoss otherwise.
 template <typename Fits>
 const Tensor& Expect(const TensorFile& file, const std::string& source, const std::string& key, DType dtype,
                      const std::string& expected_shape, Fits fits) {
   const Tensor* t = file.Find(key);
-  if (t == nullptr) Throw(ErrorCode::kDataLoss, "checkpoint ", source, ": no tensor '", key, "'");
+  if (t == nullptr) Throw(ErrorCode::kDataLoss, "checkpoint ", Quoted(source), ": no tensor ", Quoted(key));
   if (t->dtype() != dtype || !fits(t->shape())) {
-    Throw(ErrorCode::kDataLoss, "checkpoint ", source, ": '", key, "' is ", DTypeName(t->dtype()), " ",
-          ShapeText(t->shape()), ", this trainer needs ", DTypeName(dtype), " ", expected_shape);
+    Throw(ErrorCode::kDataLoss, "checkpoint ", Quoted(source), ": ", Quoted(key), " is ", DTypeName(t->dtype()), " ",
+          ShapeOf(t->shape()), ", this trainer needs ", DTypeName(dtype), " ", expected_shape);
   }
   return *t;
 }
@@ -78,17 +78,20 @@ void Trainer::SaveCheckpoint(const std::string& path, const std::map<std::string
 std::map<std::string, std::string> Trainer::RestoreCheckpoint(const TensorFile& file, const std::string& source) {
   auto format = file.metadata.find(kFormatKey);
   if (format == file.metadata.end() || format->second != kFormat) {
-    Throw(ErrorCode::kDataLoss, "checkpoint ", source, ": not an rxt trainer checkpoint (metadata ", kFormatKey,
-          " is ", format == file.metadata.end() ? "missing" : "'" + format->second + "'", ", expected '", kFormat, "')");
+    Throw(ErrorCode::kDataLoss, "checkpoint ", Quoted(source), ": not an rxt trainer checkpoint (metadata ", kFormatKey,
+          " is ", format == file.metadata.end() ? "missing" : Quoted(format->second), ", expected '", kFormat, "')");
   }
   int64_t step = -1;
   auto step_text = file.metadata.find(kStepKey);
-  if (step_text != file.metadata.end()) {
-    const std::string& s = step_text->second;
-    auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), step);
-    if (ec != std::errc() || end != s.data() + s.size()) step = -1;
+  if (step_text == file.metadata.end()) {
+    Throw(ErrorCode::kDataLoss, "checkpoint ", Quoted(source), ": no metadata ", kStepKey, " (the step count)");
   }
-  if (step < 0) Throw(ErrorCode::kDataLoss, "checkpoint ", source, ": metadata ", kStepKey, " is not a step count");
+  const std::string& text = step_text->second;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), step);
+  if (ec != std::errc() || end != text.data() + text.size() || step < 0 || step > kMaxStep) {
+    Throw(ErrorCode::kDataLoss, "checkpoint ", Quoted(source), ": metadata ", kStepKey, " is ", Quoted(text),
+          ", not a step count (0 to 2^53)");
+  }
 
   // The optimizer must be the same one: compare the state names first, for a clear message.
   std::vector<std::string> file_optim;
@@ -104,7 +107,7 @@ std::map<std::string, std::string> Trainer::RestoreCheckpoint(const TensorFile& 
       for (const std::string& n : names) text += (text.empty() ? "" : ", ") + n;
       return text.empty() ? std::string("none") : text;
     };
-    Throw(ErrorCode::kDataLoss, "checkpoint ", source, ": its optimizer state (", join(file_optim),
+    Throw(ErrorCode::kDataLoss, "checkpoint ", Quoted(source), ": its optimizer state (", MessageText(join(file_optim)),
           ") is not this trainer's (", join(program_.optim_state_names), "): was it made with another optimizer?");
   }
 
@@ -120,14 +123,14 @@ std::map<std::string, std::string> Trainer::RestoreCheckpoint(const TensorFile& 
   for (size_t i = 0; i < program_.optim_state_names.size(); ++i) {
     const Tensor& initial = program_.initial_optim_state[i];
     std::string key = OptimKey(program_.optim_state_names[i]);
-    optim.push_back(Expect(file, source, key, initial.dtype(), ShapeText(initial.shape()),
+    optim.push_back(Expect(file, source, key, initial.dtype(), ShapeOf(initial.shape()),
                            [&initial](const std::vector<int64_t>& shape) { return shape == initial.shape(); }));
     expected.insert(key);
   }
   for (const auto& [key, tensor] : file.tensors) {
     if (expected.count(key) == 0) {
-      Throw(ErrorCode::kDataLoss, "checkpoint ", source, ": tensor '", key,
-            "' is not a parameter, state or optimizer state of this trainer");
+      Throw(ErrorCode::kDataLoss, "checkpoint ", Quoted(source), ": tensor ", Quoted(key),
+            " is not a parameter, state or optimizer state of this trainer");
     }
   }
 
