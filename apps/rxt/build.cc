@@ -51,7 +51,8 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
     build_options.libraries = options->libraries.empty() ? ChooseLoadedLibraries(backend).used
                                                          : ChooseLibraries(backend, options->libraries);
     build_options.emit_library = options->emit_library;
-    Executable exec = Build(ParseFile(options->file), build_options);
+    IRModule module = ParseFile(options->file);
+    Executable exec = NamingFileInErrors(options->file, [&] { return Build(std::move(module), build_options); });
     exec.Save(options->output);
     auto count = [](size_t n, const char* what) { return StrCat(n, " ", what, n == 1 ? "" : "s"); };
     std::cout << options->output << ": " << count(exec.functions.size(), "function") << ", "

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <string_view>
 
 #include "rxt/ir/module.h"
 
@@ -29,6 +30,19 @@ void AddTrainCommand(CLI::App& app, CommandResult& result);
 std::string ReadFile(const std::string& path);
 /// Reads and parses an .rxt file; diagnostics name |path|.
 IRModule ParseFile(const std::string& path);
+/// Runs |work| (passes, a build) on the module read from |path|; an error that does not name
+/// the file already is rethrown as "<path>: <message>", so every error says which input.
+template <typename Work>
+auto NamingFileInErrors(const std::string& path, Work&& work) -> decltype(work()) {
+  try {
+    return work();
+  } catch (const Error& e) {
+    std::string_view message = e.what();
+    if (message.rfind(path + ":", 0) == 0) throw;
+    throw Error(e.code(), StrCat(path, ": ", message));
+  }
+}
+
 /// "rxt: error: <message>" for the user; a diagnostic "f:1:2: error: what" becomes
 /// "rxt: error: f:1:2: what".
 std::string FormatError(const std::string& message);

@@ -3,12 +3,13 @@
 #include <bit>
 #include <cctype>
 #include <cstring>
-#include <fstream>
 #include <optional>
 #include <vector>
 
 #include "command.h"
 #include "rxt/support/error.h"
+#include "rxt/support/file_io.h"
+#include "rxt/support/message_text.h"
 
 namespace rxt::cli {
 namespace {
@@ -16,6 +17,7 @@ namespace {
 static_assert(std::endian::native == std::endian::little, "the .npy reader assumes a little-endian host");
 
 constexpr std::string_view kMagic = "\x93NUMPY";
+constexpr size_t kMaxDims = 64;
 
 struct DescrEntry {
   std::string_view descr;
@@ -78,6 +80,7 @@ class HeaderParser {
         dim = dim * 10 + (text_[pos_++] - '0');
       }
       shape.push_back(dim);
+      if (shape.size() > kMaxDims) Fail(StrCat("more than ", kMaxDims, " dims (NumPy's own limit)"));
       if (!Accept(',')) {
         Expect(')');
         break;
@@ -86,7 +89,8 @@ class HeaderParser {
     return shape;
   }
   [[noreturn]] void Fail(const std::string& what) const {
-    Throw(ErrorCode::kInvalidArgument, source_, ": bad .npy header: ", what, " at offset ", pos_, " of '", text_, "'");
+    Throw(ErrorCode::kInvalidArgument, source_, ": bad .npy header: ", what, " at offset ", pos_, " of the header ",
+          Quoted(text_));
   }
 
  private:
@@ -148,7 +152,7 @@ Tensor ParseNpy(std::string_view bytes, const std::string& source) {
     } else if (key == "shape") {
       shape = parser.Shape();
     } else {
-      parser.Fail("unknown key '" + key + "'");
+      parser.Fail("unknown key " + Quoted(key));
     }
     if (!parser.Accept(',')) {
       parser.Expect('}');
@@ -158,17 +162,18 @@ Tensor ParseNpy(std::string_view bytes, const std::string& source) {
   if (!descr || !fortran_order || !shape) parser.Fail("needs 'descr', 'fortran_order' and 'shape'");
   if (*fortran_order) Throw(ErrorCode::kInvalidArgument, source, ": Fortran-order arrays are not supported (save a C-order copy)");
   if (!descr->empty() && (*descr)[0] == '>') {
-    Throw(ErrorCode::kInvalidArgument, source, ": big-endian data ('", *descr, "') is not supported");
+    Throw(ErrorCode::kInvalidArgument, source, ": big-endian data (", Quoted(*descr), ") is not supported");
   }
   std::optional<DType> dtype = DTypeOfDescr(*descr);
   if (!dtype) {
-    Throw(ErrorCode::kInvalidArgument, source, ": unsupported dtype '", *descr,
-          "' (supported: float32, float64, int32, int64, uint8, bool)");
+    Throw(ErrorCode::kInvalidArgument, source, ": unsupported dtype ", Quoted(*descr),
+          " (supported: float32, float64, int32, int64, uint8, bool)");
   }
   size_t count = 1;
   for (int64_t dim : *shape) {
     if (dim != 0 && count > (size_t{1} << 40) / static_cast<size_t>(dim)) {
-      Throw(ErrorCode::kInvalidArgument, source, ": array too large");
+      Throw(ErrorCode::kInvalidArgument, source, ": array too large: the shape ", ShapeText(shape->data(), shape->size()),
+            " has more than 2^40 elements");
     }
     count *= static_cast<size_t>(dim);
   }
@@ -206,10 +211,7 @@ Tensor ReadNpy(const std::string& path) { return ParseNpy(ReadFile(path), path);
 
 void WriteNpy(const std::string& path, const Tensor& tensor) {
   std::string bytes = SerializeNpy(tensor);
-  std::ofstream out(path, std::ios::binary);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) Throw(ErrorCode::kNotFound, "cannot write '", path, "'");
+  WriteFileAtomically(path, bytes.data(), bytes.size(), ".npy");
 }
 
 }  // namespace rxt::cli

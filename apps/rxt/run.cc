@@ -10,6 +10,7 @@
 #include "rxt/plugin/plugin_kernel_provider.h"
 #include "rxt/runtime/aot_library.h"
 #include "rxt/runtime/vm.h"
+#include "rxt/support/message_text.h"
 
 namespace rxt::cli {
 namespace {
@@ -27,8 +28,9 @@ struct RunOptions {
 
 std::string StripPercent(const std::string& name) { return !name.empty() && name[0] == '%' ? name.substr(1) : name; }
 
-// The arguments of |f| in parameter order, from NAME=FILE pairs.
-std::vector<Value> ReadArguments(const VMFunction& f, const std::vector<std::string>& inputs) {
+// The arguments of |f| in parameter order, from NAME=FILE pairs; |paths| gets their files.
+std::vector<Value> ReadArguments(const VMFunction& f, const std::vector<std::string>& inputs,
+                                 std::vector<std::string>& paths) {
   std::map<std::string, std::string> files;
   for (const std::string& input : inputs) {
     size_t eq = input.find('=');
@@ -48,6 +50,7 @@ std::vector<Value> ReadArguments(const VMFunction& f, const std::vector<std::str
             ")");
     }
     args.emplace_back(ReadNpy(it->second));
+    paths.push_back(it->second);
     files.erase(it);
   }
   if (!files.empty()) {
@@ -71,8 +74,9 @@ void PrintValue(const Value& value) {
 void Run(const RunOptions& options) {
   Executable exec = Executable::Load(options.file);
   int function = exec.FindFunction(options.function);
-  if (function < 0) Throw(ErrorCode::kNotFound, options.file, " has no function '", options.function, "'");
-  std::vector<Value> args = ReadArguments(exec.functions[function], options.inputs);
+  if (function < 0) Throw(ErrorCode::kNotFound, options.file, " has no function ", Quoted(options.function));
+  std::vector<std::string> paths;
+  std::vector<Value> args = ReadArguments(exec.functions[function], options.inputs, paths);
 
   PluginHost& host = PluginHost::Global();
   if (!options.no_search) {
@@ -90,7 +94,12 @@ void Run(const RunOptions& options) {
 
   VirtualMachine vm(std::move(exec), *provider);
   vm.SetProfiling(options.profile);
-  Value result = vm.Invoke(options.function, args);
+  Value result;
+  try {
+    result = vm.Invoke(options.function, args);
+  } catch (const ArgumentError& e) {  // the VM names the parameter; the user wants the file
+    throw Error(e.code(), StrCat(paths[e.argument()], ": ", e.what()));
+  }
   if (!options.output.empty()) {
     if (!result.is_tensor()) {
       Throw(ErrorCode::kInvalidArgument, options.function, " returned ", result.Describe(), ", not a tensor: --output needs one");

@@ -22,7 +22,9 @@ void AddShowCommand(CLI::App& app, CommandResult& result) {
   show->footer("Example: rxt show examples/mlp.rxt --passes DeadCodeElimination,Normalize");
   show->callback([options, &result] {
     IRModule module = ParseFile(options->file);
-    if (!options->passes.empty()) module = RunPasses(std::move(module), options->passes);
+    if (!options->passes.empty()) {
+      module = NamingFileInErrors(options->file, [&] { return RunPasses(std::move(module), options->passes); });
+    }
     std::cout << PrintModule(module);
     result.exit_code = 0;
   });

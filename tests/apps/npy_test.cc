@@ -97,5 +97,33 @@ TEST(Npy, RejectsMalformedFiles) {
             std::string::npos);
 }
 
+// A version-2 .npy file (4-byte header length) with |header| and |data_bytes| zero bytes.
+std::string MakeNpy(std::string header, size_t data_bytes) {
+  header += std::string((64 - (12 + header.size() + 1) % 64) % 64, ' ') + "\n";
+  std::string bytes = std::string("\x93NUMPY\x02\x00", 8);
+  for (int i = 0; i < 4; ++i) bytes += static_cast<char>((header.size() >> (8 * i)) & 0xff);
+  return bytes + header + std::string(data_bytes, '\0');
+}
+
+// Issue 11, class 1: an error echoed a ~60 KB header whole (and the CLI then crashed on it).
+TEST(Npy, ErrorsAboutHugeHeadersStayShort) {
+  std::string bytes =
+      MakeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), 'junk': '" + std::string(60000, 'x') + "'}", 16);
+  std::string error = ParseError(bytes, ErrorCode::kInvalidArgument);
+  EXPECT_NE(error.find("t.npy: bad .npy header: unknown key 'junk' at offset"), std::string::npos) << error.substr(0, 300);
+  EXPECT_LT(error.size(), 400u);
+  EXPECT_NE(error.find("more bytes"), std::string::npos);
+}
+
+TEST(Npy, RejectsMoreDimsThanNumpyHas) {
+  auto with_dims = [](int n) {
+    std::string dims;
+    for (int i = 0; i < n; ++i) dims += "1, ";
+    return MakeNpy("{'descr': '<f4', 'fortran_order': False, 'shape': (" + dims + "), }", 4);
+  };
+  EXPECT_NE(ParseError(with_dims(65), ErrorCode::kInvalidArgument).find("more than 64 dims"), std::string::npos);
+  EXPECT_EQ(ParseNpy(with_dims(64), "t.npy").ndim(), 64);
+}
+
 }  // namespace
 }  // namespace rxt::cli
