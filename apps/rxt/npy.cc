@@ -183,7 +183,11 @@ Tensor ParseNpy(std::string_view bytes, const std::string& source) {
     Throw(ErrorCode::kDataLoss, source, ": ", bytes.size() < data_start + nbytes ? "truncated" : "trailing",
           " data: the header promises ", nbytes, " bytes, the file has ", bytes.size() - data_start);
   }
-  return Tensor::FromBytes(*shape, *dtype, bytes.data() + data_start, nbytes);
+  try {
+    return Tensor::FromBytes(*shape, *dtype, bytes.data() + data_start, nbytes);
+  } catch (const Error& e) {  // over the memory limit
+    throw Error(e.code(), StrCat(source, ": ", e.what()));
+  }
 }
 
 std::string SerializeNpy(const Tensor& tensor) {

@@ -70,6 +70,15 @@ void Write(const std::filesystem::path& dir) {
   WriteBytes(dir / "truncated.npy", good.substr(0, good.size() - 3));
   WriteBytes(dir / "not_npy.npy", "just some text\n");
   WriteBytes(dir / "corrupt.rxtx", "RXTX but not really an executable\n");
+  // Issue 11: a ~60 KB header the error echoed whole, which crashed FormatError's regex.
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 20), 'x': '" + std::string(60000, 'x') + "'}";
+  header += std::string((64 - (12 + header.size() + 1) % 64) % 64, ' ') + "\n";
+  std::string long_header = std::string("\x93NUMPY\x02\x00", 8);
+  for (int i = 0; i < 4; ++i) long_header += static_cast<char>((header.size() >> (8 * i)) & 0xff);
+  WriteBytes(dir / "long_header.npy", long_header + header + std::string(80, '\0'));
+  // A valid .npy whose shape does not fit %w0: the message names this file.
+  rxt::cli::WriteNpy((dir / "w0_wrong.npy").string(), Random({16, 21}, rng));
+  rxt::cli::WriteNpy((dir / "w0_big.npy").string(), Random({16, 40}, rng));
 }
 
 int Compare(const std::string& a_path, const std::string& b_path) {

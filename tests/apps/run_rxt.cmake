@@ -1,6 +1,6 @@
 # Runs the rxt binary once and checks its exit code and output:
 #   cmake -DRXT=<rxt> "-DARGS=show|file.rxt" -DEXIT=1 "-DSTDOUT=regex" "-DSTDERR=regex"
-#         ["-DNO_STDOUT=regex"] [-DENV=NAME=VALUE] -P run_rxt.cmake
+#         ["-DNO_STDOUT=regex"] [-DENV=NAME=VALUE] [-DSTDERR_MAX=bytes] -P run_rxt.cmake
 # ARGS are separated by | (a ; would be split by add_test). An exit code that is not a
 # number (a crash: "Segmentation fault") never matches EXIT.
 cmake_minimum_required(VERSION 3.25)
@@ -19,6 +19,12 @@ if(DEFINED STDOUT AND NOT out MATCHES "${STDOUT}")
 endif()
 if(DEFINED STDERR AND NOT err MATCHES "${STDERR}")
   message(FATAL_ERROR "stderr does not match '${STDERR}'\n${report}")
+endif()
+if(DEFINED STDERR_MAX)
+  string(LENGTH "${err}" err_length)
+  if(err_length GREATER STDERR_MAX)
+    message(FATAL_ERROR "stderr has ${err_length} characters, more than ${STDERR_MAX}\n${report}")
+  endif()
 endif()
 if(DEFINED NO_STDOUT AND out MATCHES "${NO_STDOUT}")
   message(FATAL_ERROR "stdout matches '${NO_STDOUT}' but should not\n${report}")

@@ -460,7 +460,7 @@ void Executable::Save(const std::string& path) const {
 }
 
 Executable Executable::Load(const std::string& path) {
-  std::vector<uint8_t> bytes = ReadWholeFile(path, "executable", MemoryLimit());
+  std::vector<uint8_t> bytes = ReadFileWithinMemoryLimit(path, "executable");
   Executable exec = Deserialize(bytes.data(), bytes.size(), path);
   if (!exec.aot_library.empty() && std::filesystem::path(exec.aot_library).is_relative()) {
     std::filesystem::path directory = std::filesystem::absolute(path).lexically_normal().parent_path();

@@ -7,10 +7,12 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include "rxt/support/checked_math.h"
 #include "rxt/support/error.h"
+#include "rxt/support/file_io.h"
 #include "rxt/support/message_text.h"
 
 namespace rxt {
@@ -108,6 +110,15 @@ void CheckMemoryLimit(int64_t bytes, const std::string& what) {
   Throw(ErrorCode::kResourceExhausted, what, " needs ", ByteSizeText(bytes), " (", bytes,
         " bytes), more than the memory limit of ", ByteSizeText(limit),
         " (raise it with --max-memory or RXT_MAX_MEMORY)");
+}
+
+std::vector<uint8_t> ReadFileWithinMemoryLimit(const std::string& path, const std::string& what) {
+  std::error_code ec;
+  uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size > static_cast<uintmax_t>(MemoryLimit())) {
+    CheckMemoryLimit(static_cast<int64_t>(std::min<uintmax_t>(size, INT64_MAX)), StrCat(what, " ", Quoted(path), ": the file"));
+  }
+  return ReadWholeFile(path, what);
 }
 
 }  // namespace rxt

@@ -197,7 +197,7 @@ void SaveSafetensors(const std::string& path, const TensorFile& file) {
 }
 
 TensorFile LoadSafetensors(const std::string& path) {
-  std::vector<uint8_t> bytes = ReadWholeFile(path, "safetensors", MemoryLimit());
+  std::vector<uint8_t> bytes = ReadFileWithinMemoryLimit(path, "safetensors");
   return ParseSafetensors(bytes.data(), bytes.size(), path);
 }
 

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace rxt {
 
@@ -30,5 +31,9 @@ std::string ByteSizeText(int64_t bytes);
 /// kResourceExhausted "<what> needs <size>, more than the memory limit of <limit> (raise it
 /// with --max-memory or RXT_MAX_MEMORY)" if |bytes| is over the limit.
 void CheckMemoryLimit(int64_t bytes, const std::string& what);
+
+/// The bytes of the file at |path| (ReadWholeFile), refused as CheckMemoryLimit does when the
+/// file is larger than the limit: "<what> '<path>': the file needs ...".
+std::vector<uint8_t> ReadFileWithinMemoryLimit(const std::string& path, const std::string& what);
 
 }  // namespace rxt
