@@ -3,6 +3,8 @@
 // KernelChecker walks a kernel with scopes for buffers, loop variables and iterators.
 #include "rxt/ir/well_formed.h"
 
+#include "rxt/support/message_text.h"
+
 #include <unordered_set>
 
 #include "rxt/ir/visitor.h"
@@ -419,9 +421,10 @@ void VerifyWellFormed(const IRModule& module) {
   std::vector<Diagnostic> diagnostics = CheckWellFormed(module);
   if (diagnostics.empty()) return;
   std::string message = StrCat("the module is not well formed (", diagnostics.size(), " problem",
-                               diagnostics.size() == 1 ? "" : "s", "):");
-  for (const Diagnostic& d : diagnostics) message += "\n  " + d.ToString();
-  Throw(ErrorCode::kInvalidArgument, message);
+                               diagnostics.size() == 1 ? "" : "s", "): ");
+  std::vector<std::string> items;
+  for (const Diagnostic& d : diagnostics) items.push_back(d.ToString());
+  Throw(ErrorCode::kInvalidArgument, message + JoinForMessage(items));
 }
 
 }  // namespace rxt

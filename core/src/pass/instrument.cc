@@ -1,6 +1,8 @@
 // The built-in pass instruments: timing, printing the IR, checking well-formedness.
 #include "rxt/pass/instrument.h"
 
+#include "rxt/support/message_text.h"
+
 #include <cstdio>
 #include <ostream>
 
@@ -83,9 +85,9 @@ void PrintIRInstrument::RunAfterPass(const IRModule& module, const PassInfo& inf
 namespace {
 
 std::string Describe(const std::vector<Diagnostic>& diagnostics) {
-  std::string out;
-  for (const Diagnostic& d : diagnostics) out += "\n  " + d.ToString();
-  return out;
+  std::vector<std::string> items;
+  for (const Diagnostic& d : diagnostics) items.push_back(d.ToString());
+  return JoinForMessage(items);
 }
 
 }  // namespace
@@ -93,13 +95,13 @@ std::string Describe(const std::vector<Diagnostic>& diagnostics) {
 void VerifyPassInput(const IRModule& module, const PassInfo& info) {
   std::vector<Diagnostic> diagnostics = CheckWellFormed(module);
   if (diagnostics.empty()) return;
-  Throw(ErrorCode::kInvalidArgument, "the input of pass ", info.name, " is not well formed:", Describe(diagnostics));
+  Throw(ErrorCode::kInvalidArgument, "the input of pass ", info.name, " is not well formed: ", Describe(diagnostics));
 }
 
 void VerifyPassOutput(const IRModule& module, const PassInfo& info) {
   std::vector<Diagnostic> diagnostics = CheckWellFormed(module);
   if (diagnostics.empty()) return;
-  Throw(ErrorCode::kInternal, "pass ", info.name, " produced a module that is not well formed:", Describe(diagnostics));
+  Throw(ErrorCode::kInternal, "pass ", info.name, " produced a module that is not well formed: ", Describe(diagnostics));
 }
 
 void WellFormedInstrument::RunBeforePass(const IRModule& module, const PassInfo& info) {

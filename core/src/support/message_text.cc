@@ -95,6 +95,13 @@ bool IsPrintableText(std::string_view text) {
 
 std::string Quoted(std::string_view text, size_t max_chars) { return "'" + MessageText(text, max_chars) + "'"; }
 
+std::string JoinForMessage(const std::vector<std::string>& items, size_t max_items) {
+  std::string text;
+  for (size_t i = 0; i < items.size() && i < max_items; ++i) text += (i == 0 ? "" : "; ") + MessageText(items[i], 400);
+  if (items.size() > max_items) text += "; … and " + std::to_string(items.size() - max_items) + " more";
+  return text;
+}
+
 std::string ShapeText(const int64_t* dims, size_t ndim) {
   constexpr size_t kEnds = 6;  // dims shown at each end of a long shape
   std::string text = "(";

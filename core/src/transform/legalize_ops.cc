@@ -11,6 +11,7 @@
 
 #include "rxt/ir/mutator.h"
 #include "rxt/transform/legalize.h"
+#include "rxt/support/message_text.h"
 #include "rxt/transform/passes.h"
 
 namespace rxt {
@@ -71,14 +72,15 @@ std::string Describe(const std::vector<Unlegalized>& unlegalized) {
   int calls = 0;
   for (const Unlegalized& u : unlegalized) calls += u.calls;
   std::string message = StrCat("LegalizeOps: ", calls, " op call(s) cannot be legalized (the option ",
-                               "LegalizeOps.allow_missing leaves them as they are):");
+                               "LegalizeOps.allow_missing leaves them as they are): ");
+  std::vector<std::string> items;
   for (const Unlegalized& u : unlegalized) {
     std::string functions;
-    for (const std::string& f : u.functions) functions += StrCat(functions.empty() ? "" : ", ", "@", f);
-    message += StrCat("\n  ", u.op, " (", u.calls, u.calls == 1 ? " call" : " calls", ") in ", functions, ": ",
-                      u.reason);
+    for (size_t i = 0; i < u.functions.size() && i < 3; ++i) functions += StrCat(i == 0 ? "" : ", ", "@", u.functions[i]);
+    if (u.functions.size() > 3) functions += StrCat(" and ", u.functions.size() - 3, " more");
+    items.push_back(StrCat(u.op, " (", u.calls, u.calls == 1 ? " call" : " calls", ") in ", functions, ": ", u.reason));
   }
-  return message;
+  return message + JoinForMessage(items);
 }
 
 IRModule LegalizeModule(IRModule module, const PassContext& context) {

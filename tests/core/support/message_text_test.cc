@@ -85,3 +85,18 @@ TEST(IsPrintableText, NamesFromFiles) {
 
 }  // namespace
 }  // namespace rxt
+
+namespace rxt {
+namespace {
+
+TEST(JoinForMessage, OneLineWithAtMostTheFirstItems) {
+  EXPECT_EQ(JoinForMessage({}), "");
+  EXPECT_EQ(JoinForMessage({"a", "b"}), "a; b");
+  std::vector<std::string> many(1000, "x:1:2: bad");
+  std::string text = JoinForMessage(many, 3);
+  EXPECT_EQ(text, "x:1:2: bad; x:1:2: bad; x:1:2: bad; … and 997 more");
+  EXPECT_EQ(JoinForMessage({"two\nlines"}), "two\\nlines");
+}
+
+}  // namespace
+}  // namespace rxt

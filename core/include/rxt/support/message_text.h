@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace rxt {
 
@@ -25,6 +26,10 @@ bool IsPrintableText(std::string_view text);
 
 /// MessageText in single quotes: 'name'.
 std::string Quoted(std::string_view text, size_t max_chars = kMaxMessageValueChars);
+
+/// Several problems in one line: the first |max_items| of |items| joined by "; ", then
+/// "; … and N more" (a message stays one line, however many problems it reports).
+std::string JoinForMessage(const std::vector<std::string>& items, size_t max_items = 5);
 
 /// A shape for messages: "(2, 784)", "(3,)", "()"; a shape of many dims shows the first and
 /// last few with "… (N dims) …" between them.

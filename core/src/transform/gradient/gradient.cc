@@ -22,6 +22,7 @@
 #include "rxt/ir/mutator.h"
 #include "rxt/ir/printer.h"
 #include "rxt/ir/visitor.h"
+#include "rxt/support/message_text.h"
 #include "rxt/transform/gradient.h"
 #include "rxt/transform/passes.h"
 
@@ -136,8 +137,8 @@ void ReportMissingRules(const std::vector<std::string>& lines, const RuleTable& 
                          : "no loaded plugin provides a usable rule for them; plugins/grad_std (rxt_grad_std.so) "
                            "has the standard ones";
   std::string message = StrCat("Gradient: cannot differentiate @", name, ": ", lines.size(),
-                               lines.size() == 1 ? " op has" : " ops have", " no gradient rule (", hint, "):");
-  for (const std::string& line : lines) message += "\n  " + line;
+                               lines.size() == 1 ? " op has" : " ops have", " no gradient rule (", hint, "): ",
+                               JoinForMessage(lines));
   Throw(ErrorCode::kUnimplemented, message);
 }
 
