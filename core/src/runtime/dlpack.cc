@@ -1,8 +1,11 @@
 #include "rxt/runtime/dlpack.h"
 
+#include <algorithm>
 #include <cstring>
 
+#include "rxt/support/checked_math.h"
 #include "rxt/support/error.h"
+#include "rxt/support/message_text.h"
 
 namespace rxt {
 namespace {
@@ -29,9 +32,18 @@ void CheckImportable(const DLTensor& dl) {
           static_cast<int>(dl.device.device_type));
   }
   if (dl.ndim < 0) Throw(ErrorCode::kInvalidArgument, "dlpack: negative ndim ", dl.ndim);
+  if (dl.ndim > 0 && dl.shape == nullptr) Throw(ErrorCode::kInvalidArgument, "dlpack: ndim is ", dl.ndim, " but shape is NULL");
   for (int i = 0; i < dl.ndim; ++i) {
     if (dl.shape[i] < 0) Throw(ErrorCode::kInvalidArgument, "dlpack: negative dimension ", dl.shape[i]);
   }
+  // The caller's buffer holds this many bytes: a shape whose size wraps cannot be real.
+  int64_t bytes = 0;
+  if (!CheckedByteSize(dl.shape, static_cast<size_t>(dl.ndim), std::max(1, (dl.dtype.bits * dl.dtype.lanes + 7) / 8),
+                       int64_t{1} << 62, &bytes)) {
+    Throw(ErrorCode::kInvalidArgument, "dlpack: the shape ", ShapeText(dl.shape, static_cast<size_t>(dl.ndim)),
+          " has more than 2^62 bytes");
+  }
+  if (bytes > 0 && dl.data == nullptr) Throw(ErrorCode::kInvalidArgument, "dlpack: data is NULL for ", bytes, " bytes");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <string>
 
 #include "rxt/runtime/dlpack.h"
 #include "rxt/runtime/value.h"
@@ -57,6 +58,37 @@ TEST(DLPack, StridedOrUnalignedImportsCopy) {
   EXPECT_EQ(t.GetAsDouble(3), 4);
   DLDataType complex{kDLComplex, 64, 1};
   EXPECT_THROW(FromDLDataType(complex), Error);
+}
+
+// Bad tensors from a caller (the C ABI, a binding) are refused, never read.
+TEST(DLPack, ImpossibleTensorsAreRefused) {
+  float data[4] = {};
+  int64_t huge[2] = {int64_t{1} << 40, int64_t{1} << 40};
+  DLTensor dl{};
+  dl.data = data;
+  dl.device = {kDLCPU, 0};
+  dl.ndim = 2;
+  dl.dtype = ToDLDataType(DType::kFloat32);
+  dl.shape = huge;
+  auto message = [&] {
+    try {
+      BorrowFromDLTensor(dl);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(message(), "dlpack: the shape (1099511627776, 1099511627776) has more than 2^62 bytes");
+  dl.shape = nullptr;
+  EXPECT_EQ(message(), "dlpack: ndim is 2 but shape is NULL");
+  int64_t two[2] = {2, 2};
+  dl.shape = two;
+  dl.data = nullptr;
+  EXPECT_EQ(message(), "dlpack: data is NULL for 16 bytes");
+  int64_t empty[2] = {0, 2};
+  dl.shape = empty;
+  EXPECT_EQ(BorrowFromDLTensor(dl).numel(), 0);
 }
 
 }  // namespace
