@@ -132,11 +132,8 @@ IRModule KeepTrainerEntryPoints(IRModule module) {
   std::set<std::string> reached;
   CalleeCollector collector(module, reached);
   for (const char* entry : {names::kTrainStep, names::kPredict, names::kBackboneLoss}) collector.Reach(entry);
-  std::vector<std::string> unused;
-  for (const IRModule::Entry& entry : module.entries()) {
-    if (entry.function != nullptr && reached.count(entry.name) == 0) unused.push_back(entry.name);
-  }
-  for (const std::string& name : unused) module.Remove(name);
+  module.RemoveIf(
+      [&](const IRModule::Entry& entry) { return entry.function != nullptr && reached.count(entry.name) == 0; });
   return module;
 }
 

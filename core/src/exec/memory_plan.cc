@@ -130,14 +130,21 @@ int64_t PlaceInArena(const PlannedTensor& t, const std::vector<std::pair<const P
 /// of making a new one (no heap allocation in steady state). Others (views of arguments,
 /// constants, results of calls) get aux 0.
 void MarkCachedViews(VMFunction& f) {
+  // Per register, how many instructions write planned storage to it and how many anything
+  // else (counted once, not once per view: a chain of views stays linear).
+  std::vector<int> planned(f.num_registers, 0), other(f.num_registers, 0);
+  for (const Instruction& writer : f.code) {
+    if (writer.dst < 0 || writer.dst >= f.num_registers) continue;
+    ++(writer.op == Opcode::kAllocTensor && writer.aux != 0 ? planned : other)[writer.dst];
+  }
   for (Instruction& ins : f.code) {
     if (ins.op != Opcode::kView) continue;
-    bool planned = false, other = false;
-    for (const Instruction& writer : f.code) {
-      if (writer.dst != ins.arg || &writer == &ins) continue;
-      (writer.op == Opcode::kAllocTensor && writer.aux != 0 ? planned : other) = true;
+    if (ins.arg < 0 || ins.arg >= f.num_registers) {
+      ins.aux = 0;
+      continue;
     }
-    ins.aux = planned && !other && ins.arg >= f.num_params() ? 1 : 0;
+    const int others = other[ins.arg] - (ins.dst == ins.arg ? 1 : 0);  // the view itself is no writer of its source
+    ins.aux = planned[ins.arg] > 0 && others == 0 && ins.arg >= f.num_params() ? 1 : 0;
   }
 }
 

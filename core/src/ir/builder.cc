@@ -1,6 +1,8 @@
 #include "rxt/ir/builder.h"
 
 #include <map>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "rxt/op/registry.h"
 
@@ -52,7 +54,11 @@ std::optional<std::vector<PrimExpr>> Substitute(const std::optional<std::vector<
   return out;
 }
 
-StructInfo Substitute(const StructInfo& s, const SymbolMap& map) {
+/// |done| maps the tuples already rewritten to their results: struct info shared as a DAG
+/// stays a DAG (of the same size) instead of unfolding into a tree.
+StructInfo Substitute(const StructInfo& s, const SymbolMap& map,
+                      std::unordered_map<const StructInfoNode*, StructInfo>& done) {
+  if (map.empty()) return s;
   switch (s->kind) {
     case StructInfoKind::kTensor: {
       const auto* t = s->As<TensorSINode>();
@@ -67,9 +73,10 @@ StructInfo Substitute(const StructInfo& s, const SymbolMap& map) {
       return PrimSI(t->dtype, Substitute(t->value, map));
     }
     case StructInfoKind::kTuple: {
+      if (auto it = done.find(s.get()); it != done.end()) return it->second;
       std::vector<StructInfo> fields;
-      for (const auto& f : s->As<TupleSINode>()->fields) fields.push_back(Substitute(f, map));
-      return TupleSI(std::move(fields));
+      for (const auto& f : s->As<TupleSINode>()->fields) fields.push_back(Substitute(f, map, done));
+      return done[s.get()] = TupleSI(std::move(fields));
     }
     default:
       return s;
@@ -78,7 +85,8 @@ StructInfo Substitute(const StructInfo& s, const SymbolMap& map) {
 
 // Binds the callee's symbolic dims (bare variables in its parameter shapes) to the
 // caller's dims, so that calling f(x: (n, 4)) with (8, 4) returns a result sized by 8.
-void MatchSymbols(const StructInfo& param, const StructInfo& arg, SymbolMap* map) {
+void MatchSymbols(const StructInfo& param, const StructInfo& arg, SymbolMap* map,
+                  std::unordered_set<const StructInfoNode*>& matched_tuples) {
   auto match_dims = [&](const std::optional<std::vector<PrimExpr>>& p, const std::optional<std::vector<PrimExpr>>& a) {
     if (!p || !a || p->size() != a->size()) return;
     for (size_t i = 0; i < p->size(); ++i) {
@@ -89,8 +97,12 @@ void MatchSymbols(const StructInfo& param, const StructInfo& arg, SymbolMap* map
   if (const auto* p = param->As<TensorSINode>()) match_dims(p->shape, arg->As<TensorSINode>()->shape);
   if (const auto* p = param->As<ShapeSINode>()) match_dims(p->values, arg->As<ShapeSINode>()->values);
   if (const auto* p = param->As<TupleSINode>()) {
+    // The first match of a variable wins, so a tuple met again adds nothing.
+    if (!matched_tuples.insert(param.get()).second) return;
     const auto* a = arg->As<TupleSINode>();
-    for (size_t i = 0; i < p->fields.size() && i < a->fields.size(); ++i) MatchSymbols(p->fields[i], a->fields[i], map);
+    for (size_t i = 0; i < p->fields.size() && i < a->fields.size(); ++i) {
+      MatchSymbols(p->fields[i], a->fields[i], map, matched_tuples);
+    }
   }
 }
 
@@ -107,6 +119,7 @@ StructInfo InferCallToFunction(const CallNode& call, const GlobalVarNode& gv, co
           call.args.size());
   }
   SymbolMap symbols;
+  std::unordered_set<const StructInfoNode*> matched_tuples;
   for (size_t i = 0; i < call.args.size(); ++i) {
     const StructInfo& param = f->params[i]->struct_info;
     const StructInfo& arg = GetStructInfo(call.args[i]);
@@ -114,9 +127,10 @@ StructInfo InferCallToFunction(const CallNode& call, const GlobalVarNode& gv, co
       Throw(ErrorCode::kInvalidArgument, where, "@", gv.name, ": argument ", i, " (%", f->params[i]->name,
             ") expects ", ToString(param), ", got ", ToString(arg));
     }
-    MatchSymbols(param, arg, &symbols);
+    MatchSymbols(param, arg, &symbols, matched_tuples);
   }
-  return Substitute(f->ret_sinfo, symbols);
+  std::unordered_map<const StructInfoNode*, StructInfo> substituted;
+  return Substitute(f->ret_sinfo, symbols, substituted);
 }
 
 StructInfo InferCall(const CallNode& call, const IRModule* module) {

@@ -5,6 +5,7 @@
 
 #include <bit>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace rxt {
 namespace {
@@ -137,6 +138,15 @@ class StructuralComparer {
   bool SInfo(const StructInfo& a, const StructInfo& b) {
     if (a == nullptr || b == nullptr) return a == b;
     if (a->kind != b->kind) return false;
+    if (a->kind == StructInfoKind::kTuple || a->kind == StructInfoKind::kFunc) {
+      // Struct info is shared (a tuple may hold one sub-type twice, at every level): a pair
+      // of nodes found equal once is equal again (its variables are paired by now), so each
+      // pair is compared once, not once per path to it. A mismatch ends the whole comparison.
+      if (equal_sinfo_.count({a.get(), b.get()})) return true;
+      if (!CompositeSInfo(a, b)) return false;
+      equal_sinfo_.insert({a.get(), b.get()});
+      return true;
+    }
     switch (a->kind) {
       case StructInfoKind::kObject: return true;
       case StructInfoKind::kPrim: {
@@ -154,24 +164,8 @@ class StructuralComparer {
         auto* y = b->As<TensorSINode>();
         return x->dtype == y->dtype && x->ndim == y->ndim && OptionalPrims(x->shape, y->shape);
       }
-      case StructInfoKind::kTuple: {
-        auto* x = a->As<TupleSINode>();
-        auto* y = b->As<TupleSINode>();
-        if (x->fields.size() != y->fields.size()) return false;
-        for (size_t i = 0; i < x->fields.size(); ++i) {
-          if (!SInfo(x->fields[i], y->fields[i])) return false;
-        }
-        return true;
-      }
-      case StructInfoKind::kFunc: {
-        auto* x = a->As<FuncSINode>();
-        auto* y = b->As<FuncSINode>();
-        if (x->is_pure != y->is_pure || x->params.size() != y->params.size()) return false;
-        for (size_t i = 0; i < x->params.size(); ++i) {
-          if (!SInfo(x->params[i], y->params[i])) return false;
-        }
-        return SInfo(x->ret, y->ret);
-      }
+      case StructInfoKind::kTuple:
+      case StructInfoKind::kFunc: break;  // above
     }
     return false;
   }
@@ -212,6 +206,31 @@ class StructuralComparer {
   }
 
  private:
+  struct NodePairHash {
+    size_t operator()(const std::pair<const void*, const void*>& p) const {
+      return std::hash<const void*>()(p.first) * 31 + std::hash<const void*>()(p.second);
+    }
+  };
+
+  /// Tuples and function signatures, field by field.
+  bool CompositeSInfo(const StructInfo& a, const StructInfo& b) {
+    if (const auto* x = a->As<TupleSINode>()) {
+      const auto* y = b->As<TupleSINode>();
+      if (x->fields.size() != y->fields.size()) return false;
+      for (size_t i = 0; i < x->fields.size(); ++i) {
+        if (!SInfo(x->fields[i], y->fields[i])) return false;
+      }
+      return true;
+    }
+    auto* x = a->As<FuncSINode>();
+    auto* y = b->As<FuncSINode>();
+    if (x->is_pure != y->is_pure || x->params.size() != y->params.size()) return false;
+    for (size_t i = 0; i < x->params.size(); ++i) {
+      if (!SInfo(x->params[i], y->params[i])) return false;
+    }
+    return SInfo(x->ret, y->ret);
+  }
+
   bool Seq(const SeqExpr& a, const SeqExpr& b) {
     if (a == nullptr || b == nullptr) return a == b;
     if (a->blocks.size() != b->blocks.size()) return false;
@@ -330,6 +349,7 @@ class StructuralComparer {
   Bijection<VarNode> vars_;
   Bijection<PrimVarNode> prim_vars_;
   Bijection<BufferNode> buffers_;
+  std::unordered_set<std::pair<const void*, const void*>, NodePairHash> equal_sinfo_;
 };
 
 }  // namespace

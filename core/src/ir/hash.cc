@@ -99,16 +99,7 @@ class StructuralHasher {
         Mix(s->As<TensorSINode>()->ndim);
         return OptionalPrims(s->As<TensorSINode>()->shape);
       case StructInfoKind::kTuple:
-        Mix(s->As<TupleSINode>()->fields.size());
-        for (const StructInfo& field : s->As<TupleSINode>()->fields) SInfo(field);
-        return;
-      case StructInfoKind::kFunc: {
-        auto* func = s->As<FuncSINode>();
-        Mix(func->is_pure);
-        Mix(func->params.size());
-        for (const StructInfo& p : func->params) SInfo(p);
-        return SInfo(func->ret);
-      }
+      case StructInfoKind::kFunc: return Mix(CompositeSInfo(s));
     }
   }
 
@@ -137,6 +128,30 @@ class StructuralHasher {
   }
 
  private:
+  /// The hash of a tuple or function signature on its own, mixed in as one value. Struct
+  /// info is shared (a tuple may hold one sub-type twice, at every level), so each node is
+  /// hashed once and remembered: its scalar variables got their ordinals the first time,
+  /// which is what a second walk over it would mix in again.
+  uint64_t CompositeSInfo(const StructInfo& s) {
+    if (auto it = sinfo_hashes_.find(s.get()); it != sinfo_hashes_.end()) return it->second;
+    const uint64_t outer = hash_;
+    hash_ = 0;
+    if (const auto* tuple = s->As<TupleSINode>()) {
+      Mix(tuple->fields.size());
+      for (const StructInfo& field : tuple->fields) SInfo(field);
+    } else {
+      auto* func = s->As<FuncSINode>();
+      Mix(func->is_pure);
+      Mix(func->params.size());
+      for (const StructInfo& p : func->params) SInfo(p);
+      SInfo(func->ret);
+    }
+    const uint64_t own = hash_;
+    hash_ = outer;
+    sinfo_hashes_[s.get()] = own;
+    return own;
+  }
+
   void Mix(uint64_t v) {
     // boost::hash_combine with a 64-bit golden-ratio constant.
     hash_ ^= std::hash<uint64_t>()(v) + 0x9e3779b97f4a7c15ULL + (hash_ << 6) + (hash_ >> 2);
@@ -283,6 +298,7 @@ class StructuralHasher {
   std::unordered_map<const VarNode*, uint64_t> vars_;
   std::unordered_map<const PrimVarNode*, uint64_t> prim_vars_;
   std::unordered_map<const BufferNode*, uint64_t> buffers_;
+  std::unordered_map<const StructInfoNode*, uint64_t> sinfo_hashes_;
 };
 
 template <typename T, typename Walk>

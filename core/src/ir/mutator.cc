@@ -25,10 +25,34 @@ std::vector<PrimExpr> RewriteAll(const std::vector<PrimExpr>& values, const Prim
   return out;
 }
 
+/// Tuples and signatures already rewritten, and their results (the key is held so that its
+/// address is not reused while the map lives).
+using SInfoMemo = std::unordered_map<StructInfo, StructInfo>;
+
 /// Rebuilds |sinfo| with every scalar expression passed through |rewrite|; returns the
-/// same node when nothing changed.
-StructInfo RewriteStructInfo(const StructInfo& sinfo, const PrimRewrite& rewrite) {
+/// same node when nothing changed. Struct info is shared (a tuple may hold one sub-type
+/// twice, at every level): |memo| makes each tuple or signature node rewritten once, so the
+/// result is shared the same way and the time is linear in the number of distinct nodes.
+StructInfo RewriteStructInfo(const StructInfo& sinfo, const PrimRewrite& rewrite, SInfoMemo& memo) {
   if (sinfo == nullptr) return sinfo;
+  const bool composite = sinfo->kind == StructInfoKind::kTuple || sinfo->kind == StructInfoKind::kFunc;
+  if (composite) {
+    if (auto it = memo.find(sinfo); it != memo.end()) return it->second;
+    StructInfo result;
+    if (const auto* tuple = sinfo->As<TupleSINode>()) {
+      std::vector<StructInfo> fields;
+      for (const StructInfo& f : tuple->fields) fields.push_back(RewriteStructInfo(f, rewrite, memo));
+      result = SameNodes(fields, tuple->fields) ? sinfo : TupleSI(std::move(fields));
+    } else {
+      auto* func = sinfo->As<FuncSINode>();
+      std::vector<StructInfo> params;
+      for (const StructInfo& p : func->params) params.push_back(RewriteStructInfo(p, rewrite, memo));
+      StructInfo ret = RewriteStructInfo(func->ret, rewrite, memo);
+      result = SameNodes(params, func->params) && ret == func->ret ? sinfo
+                                                                   : FuncSI(std::move(params), std::move(ret), func->is_pure);
+    }
+    return memo[sinfo] = result;
+  }
   switch (sinfo->kind) {
     case StructInfoKind::kObject: return sinfo;
     case StructInfoKind::kPrim: {
@@ -49,20 +73,8 @@ StructInfo RewriteStructInfo(const StructInfo& sinfo, const PrimRewrite& rewrite
       std::vector<PrimExpr> dims = RewriteAll(*tensor->shape, rewrite);
       return SameNodes(dims, *tensor->shape) ? sinfo : TensorSI(std::move(dims), tensor->dtype);
     }
-    case StructInfoKind::kTuple: {
-      auto* tuple = sinfo->As<TupleSINode>();
-      std::vector<StructInfo> fields;
-      for (const StructInfo& f : tuple->fields) fields.push_back(RewriteStructInfo(f, rewrite));
-      return SameNodes(fields, tuple->fields) ? sinfo : TupleSI(std::move(fields));
-    }
-    case StructInfoKind::kFunc: {
-      auto* func = sinfo->As<FuncSINode>();
-      std::vector<StructInfo> params;
-      for (const StructInfo& p : func->params) params.push_back(RewriteStructInfo(p, rewrite));
-      StructInfo ret = RewriteStructInfo(func->ret, rewrite);
-      if (SameNodes(params, func->params) && ret == func->ret) return sinfo;
-      return FuncSI(std::move(params), std::move(ret), func->is_pure);
-    }
+    case StructInfoKind::kTuple:
+    case StructInfoKind::kFunc: break;  // above
   }
   return sinfo;
 }
@@ -214,7 +226,7 @@ Var ExprMutator::VisitVarDef(const Var& var) {
 }
 
 StructInfo ExprMutator::VisitStructInfo(const StructInfo& sinfo) {
-  return RewriteStructInfo(sinfo, [this](const PrimExpr& e) { return VisitPrimExpr(e); });
+  return RewriteStructInfo(sinfo, [this](const PrimExpr& e) { return VisitPrimExpr(e); }, rewritten_sinfo_);
 }
 
 PrimExpr ExprMutator::VisitPrimExpr(const PrimExpr& e) { return e; }
@@ -437,7 +449,8 @@ PrimExpr Substitute(const PrimExpr& e, const PrimVarMap& map) {
 StructInfo Substitute(const StructInfo& sinfo, const PrimVarMap& map) {
   if (map.empty()) return sinfo;
   PrimVarSubstituter substituter(map);
-  return RewriteStructInfo(sinfo, [&](const PrimExpr& e) { return substituter.VisitPrimExpr(e); });
+  SInfoMemo memo;
+  return RewriteStructInfo(sinfo, [&](const PrimExpr& e) { return substituter.VisitPrimExpr(e); }, memo);
 }
 
 }  // namespace rxt

@@ -26,26 +26,49 @@ std::string NestedData(const Tensor& t, int dim, int64_t* offset) {
 
 std::string TextPrinter::ShapeTuple(const std::vector<PrimExpr>& dims) {
   std::vector<std::string> parts;
-  for (const auto& dim : dims) parts.push_back(PrimString(dim));
+  for (const auto& dim : dims) {
+    if (Exhausted()) {
+      parts.push_back("\u2026");
+      break;
+    }
+    parts.push_back(Counted(PrimString(dim)));
+  }
   return "(" + JoinTexts(parts) + (parts.size() == 1 ? ",)" : ")");
 }
 
 std::string TextPrinter::SInfo(const StructInfo& sinfo) {
-  if (!sinfo) return "<null>";
+  std::string out;
+  AppendSInfo(sinfo, out);
+  return Counted(std::move(out));
+}
+
+// Appends to one string (rather than joining the fields' strings) so that a message's budget
+// is checked against everything printed so far.
+void TextPrinter::AppendSInfo(const StructInfo& sinfo, std::string& out) {
+  if (!sinfo) {
+    out += "<null>";
+    return;
+  }
   switch (sinfo->kind) {
-    case StructInfoKind::kObject: return "Object";
+    case StructInfoKind::kObject: out += "Object"; break;
     case StructInfoKind::kPrim: {
       const auto* prim = sinfo->As<PrimSINode>();
       std::vector<std::string> args;
       if (prim->dtype != DType::kUnknown) args.push_back(DTypeName(prim->dtype));
       if (prim->value) args.push_back("value=" + PrimString(prim->value));
-      return args.empty() ? "Prim" : "Prim(" + JoinTexts(args) + ")";
+      out += args.empty() ? "Prim" : "Prim(" + JoinTexts(args) + ")";
+      break;
     }
     case StructInfoKind::kShape: {
       const auto* shape = sinfo->As<ShapeSINode>();
-      if (shape->values) return "Shape(" + ShapeTuple(*shape->values) + ")";
-      if (shape->ndim >= 0) return "Shape(ndim=" + std::to_string(shape->ndim) + ")";
-      return "Shape";
+      if (shape->values) {
+        out += "Shape(" + ShapeTuple(*shape->values) + ")";
+      } else if (shape->ndim >= 0) {
+        out += "Shape(ndim=" + std::to_string(shape->ndim) + ")";
+      } else {
+        out += "Shape";
+      }
+      break;
     }
     case StructInfoKind::kTensor: {
       const auto* tensor = sinfo->As<TensorSINode>();
@@ -56,21 +79,40 @@ std::string TextPrinter::SInfo(const StructInfo& sinfo) {
         args.push_back("ndim=" + std::to_string(tensor->ndim));
       }
       if (tensor->dtype != DType::kUnknown) args.push_back(DTypeName(tensor->dtype));
-      return args.empty() ? "Tensor" : "Tensor(" + JoinTexts(args) + ")";
+      out += args.empty() ? "Tensor" : "Tensor(" + JoinTexts(args) + ")";
+      break;
     }
     case StructInfoKind::kTuple: {
-      std::vector<std::string> fields;
-      for (const auto& field : sinfo->As<TupleSINode>()->fields) fields.push_back(SInfo(field));
-      return "Tuple(" + JoinTexts(fields) + ")";
+      out += "Tuple(";
+      const auto& fields = sinfo->As<TupleSINode>()->fields;
+      for (size_t i = 0; i < fields.size(); ++i) {
+        if (i) out += ", ";
+        if (Exhausted(out.size())) {
+          out += "\u2026";
+          break;
+        }
+        AppendSInfo(fields[i], out);
+      }
+      out += ")";
+      break;
     }
     case StructInfoKind::kFunc: {
       const auto* func = sinfo->As<FuncSINode>();
-      std::vector<std::string> params;
-      for (const auto& param : func->params) params.push_back(SInfo(param));
-      return "Func((" + JoinTexts(params) + ") -> " + SInfo(func->ret) + (func->is_pure ? ")" : ", impure)");
+      out += "Func((";
+      for (size_t i = 0; i < func->params.size(); ++i) {
+        if (i) out += ", ";
+        if (Exhausted(out.size())) {
+          out += "\u2026";
+          break;
+        }
+        AppendSInfo(func->params[i], out);
+      }
+      out += ") -> ";
+      if (!Exhausted(out.size())) AppendSInfo(func->ret, out);
+      out += func->is_pure ? ")" : ", impure)";
+      break;
     }
   }
-  return "<?>";
 }
 
 std::string TextPrinter::AttrValueText(const AttrValue& value) {
@@ -93,7 +135,13 @@ std::string TextPrinter::AttrValueText(const AttrValue& value) {
           return Constant(v);
         } else {
           std::vector<std::string> items;
-          for (const AttrValue& item : v) items.push_back(AttrValueText(item));
+          for (const AttrValue& item : v) {
+            if (Exhausted()) {
+              items.push_back("\u2026");
+              break;
+            }
+            items.push_back(Counted(AttrValueText(item)));
+          }
           return "[" + JoinTexts(items) + "]";
         }
       },

@@ -2,8 +2,11 @@
 // print_kernel.cc, struct info, attributes and constants in print_value.cc.
 #include "rxt/ir/printer.h"
 
+#include <unordered_set>
+
 #include "printer_impl.h"
 #include "rxt/op/registry.h"
+#include "rxt/support/message_text.h"
 #include "text_syntax.h"
 
 namespace rxt {
@@ -18,7 +21,67 @@ std::string Join(const std::vector<std::string>& parts, const char* separator = 
   return out;
 }
 
+constexpr const char* kEllipsis = "\u2026";
+
+struct NodePairHash {
+  size_t operator()(const std::pair<const void*, const void*>& p) const {
+    return std::hash<const void*>()(p.first) * 31 + std::hash<const void*>()(p.second);
+  }
+};
+using NodePairs = std::unordered_set<std::pair<const void*, const void*>, NodePairHash>;
+
+/// Whether |a| and |b| are the same struct info: the same kinds, dtypes and dims, variables
+/// being the same nodes (unlike StructuralEqual, which pairs different ones). Conservative:
+/// signatures and float values must be the very same nodes. |same| remembers the pairs of
+/// tuples found the same (struct info is shared: a tuple may hold one sub-type twice).
+bool SameStructInfo(const StructInfo& a, const StructInfo& b, NodePairs& same) {
+  if (a == b) return true;
+  if (a == nullptr || b == nullptr || a->kind != b->kind) return false;
+  auto same_dims = [](const std::optional<std::vector<PrimExpr>>& x, const std::optional<std::vector<PrimExpr>>& y) {
+    if (x.has_value() != y.has_value() || (x && x->size() != y->size())) return false;
+    for (size_t i = 0; x && i < x->size(); ++i) {
+      if (!IsInt((*x)[i]->dtype) || !ProvablyEqual((*x)[i], (*y)[i])) return false;
+    }
+    return true;
+  };
+  switch (a->kind) {
+    case StructInfoKind::kObject: return true;
+    case StructInfoKind::kPrim:
+      return a->As<PrimSINode>()->dtype == b->As<PrimSINode>()->dtype &&
+             a->As<PrimSINode>()->value == b->As<PrimSINode>()->value;
+    case StructInfoKind::kShape:
+      return a->As<ShapeSINode>()->ndim == b->As<ShapeSINode>()->ndim &&
+             same_dims(a->As<ShapeSINode>()->values, b->As<ShapeSINode>()->values);
+    case StructInfoKind::kTensor: {
+      const auto* x = a->As<TensorSINode>();
+      const auto* y = b->As<TensorSINode>();
+      return x->dtype == y->dtype && x->ndim == y->ndim && same_dims(x->shape, y->shape);
+    }
+    case StructInfoKind::kTuple: {
+      if (same.count({a.get(), b.get()})) return true;
+      const auto& x = a->As<TupleSINode>()->fields;
+      const auto& y = b->As<TupleSINode>()->fields;
+      if (x.size() != y.size()) return false;
+      for (size_t i = 0; i < x.size(); ++i) {
+        if (!SameStructInfo(x[i], y[i], same)) return false;
+      }
+      same.insert({a.get(), b.get()});
+      return true;
+    }
+    case StructInfoKind::kFunc: return false;  // not the same node
+  }
+  return false;
+}
+
 }  // namespace
+
+std::string TextPrinter::Bounded(std::string text) const {
+  if (text.size() <= budget_) return text;
+  size_t cut = budget_;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
+  text.resize(cut);
+  return text + kEllipsis;
+}
 
 // ---- Namer
 
@@ -31,6 +94,7 @@ void Namer::PopScope() {
     names_.erase(it);
   }
   scopes_.pop_back();
+  next_suffix_.clear();  // names are free again
 }
 
 const std::string* Namer::Find(const void* key) const {
@@ -46,7 +110,11 @@ const std::string& Namer::DefineIn(size_t level, const void* key, std::string_vi
   if (const std::string* existing = Find(key)) return *existing;
   const std::string base = SanitizeName(hint, bare_);
   std::string name = base;
-  for (int i = 1; Taken(name); ++i) name = StrCat(base, "_", i);
+  if (Taken(name)) {
+    int& next = next_suffix_.try_emplace(base, 1).first->second;
+    for (name = StrCat(base, "_", next); Taken(name); name = StrCat(base, "_", ++next)) {
+    }
+  }
   ++visible_[name];
   scopes_[level].push_back(key);
   return names_[key] = name;
@@ -101,7 +169,9 @@ std::string TextPrinter::GlobalName(const std::string& name) const {
 
 std::string TextPrinter::VarName(const VarNode* var) {
   if (const std::string* name = vars_.Find(var)) return "%" + *name;
-  return "%" + SanitizeName(var->name, false);  // a standalone fragment, or a variable used out of scope
+  // A standalone fragment, or a variable used out of scope. A message shows at most the
+  // budget of a long name.
+  return "%" + SanitizeName(std::string_view(var->name).substr(0, budget_), false);
 }
 
 // ---- Module and functions
@@ -169,6 +239,10 @@ void TextPrinter::SeqBody(const SeqExprNode& seq, const char* terminator) {
 void TextPrinter::Binding(const rxt::Binding& binding) {
   if (!binding.var) return;
   std::string name = "%" + vars_.Define(binding.var.get(), binding.var->name);
+  if (AnnotationIsInferred(binding)) {
+    Line(name + " = " + Expr(binding.value));
+    return;
+  }
   std::string sinfo = SInfo(binding.var->struct_info);
   std::string value = binding.is_match_cast()
                           ? "match_cast(" + Expr(binding.value) + ", " + SInfo(binding.match_sinfo) + ")"
@@ -176,16 +250,58 @@ void TextPrinter::Binding(const rxt::Binding& binding) {
   Line(name + ": " + sinfo + " = " + value);
 }
 
+// A tuple type written out at each binding of a chain of tuples grows with the chain (and
+// doubles per binding when a tuple holds the previous one twice), so it is left out where
+// the parser gives it back: it infers the same struct info from these values.
+bool TextPrinter::AnnotationIsInferred(const rxt::Binding& binding) {
+  const StructInfo& sinfo = binding.var->struct_info;
+  if (binding.is_match_cast() || !binding.value || !sinfo || sinfo->kind != StructInfoKind::kTuple) return false;
+  NodePairs same;
+  switch (binding.value->kind) {
+    case ExprKind::kVar: return SameStructInfo(sinfo, binding.value->struct_info, same);
+    case ExprKind::kTuple: {
+      const auto& fields = binding.value->As<TupleNode>()->fields;
+      const auto& types = sinfo->As<TupleSINode>()->fields;
+      if (fields.size() != types.size()) return false;
+      for (size_t i = 0; i < fields.size(); ++i) {
+        if (!SameStructInfo(types[i], fields[i]->struct_info, same)) return false;
+      }
+      return true;
+    }
+    case ExprKind::kTupleGetItem: {
+      const auto* item = binding.value->As<TupleGetItemNode>();
+      const StructInfo& tuple = item->tuple->struct_info;
+      const auto* fields = tuple ? tuple->As<TupleSINode>() : nullptr;
+      return fields && item->index >= 0 && item->index < static_cast<int>(fields->fields.size()) &&
+             SameStructInfo(sinfo, fields->fields[item->index], same);
+    }
+    default: return false;
+  }
+}
+
 // ---- Expressions
 
 std::string TextPrinter::Expr(const rxt::Expr& expr) {
+  std::string text = ExprText(expr);
+  if (budget_ != SIZE_MAX) printed_ += 2;  // at least the punctuation around it
+  return text;
+}
+
+std::string TextPrinter::ExprText(const rxt::Expr& expr) {
   if (!expr) return "<null>";
+  if (Exhausted()) return kEllipsis;
   switch (expr->kind) {
-    case ExprKind::kVar: return VarName(expr->As<VarNode>());
-    case ExprKind::kConstant: return Constant(expr->As<ConstantNode>()->data);
+    case ExprKind::kVar: return Counted(VarName(expr->As<VarNode>()));
+    case ExprKind::kConstant: return Counted(Constant(expr->As<ConstantNode>()->data));
     case ExprKind::kTuple: {
       std::vector<std::string> fields;
-      for (const auto& field : expr->As<TupleNode>()->fields) fields.push_back(Expr(field));
+      for (const auto& field : expr->As<TupleNode>()->fields) {
+        if (Exhausted()) {
+          fields.push_back(kEllipsis);
+          break;
+        }
+        fields.push_back(Expr(field));
+      }
       return "(" + Join(fields) + (fields.size() == 1 ? ",)" : ")");
     }
     case ExprKind::kTupleGetItem: {
@@ -195,37 +311,72 @@ std::string TextPrinter::Expr(const rxt::Expr& expr) {
     case ExprKind::kCall: return Call(*expr->As<CallNode>());
     case ExprKind::kShapeExpr: {
       std::vector<std::string> dims;
-      for (const auto& dim : expr->As<ShapeExprNode>()->values) dims.push_back(PrimString(dim));
+      for (const auto& dim : expr->As<ShapeExprNode>()->values) {
+        if (Exhausted()) {
+          dims.push_back(kEllipsis);
+          break;
+        }
+        dims.push_back(Counted(PrimString(dim)));
+      }
       return "shape(" + Join(dims) + ")";
     }
-    case ExprKind::kPrimValue: return "prim(" + PrimString(expr->As<PrimValueNode>()->value) + ")";
-    case ExprKind::kStringImm: return QuoteString(expr->As<StringImmNode>()->value);
-    case ExprKind::kIf: return If(*expr->As<IfNode>());
-    case ExprKind::kOp: return expr->As<OpNode>()->name();
-    case ExprKind::kGlobalVar: return GlobalName(expr->As<GlobalVarNode>()->name);
-    case ExprKind::kExternFunc: return "extern(" + QuoteString(expr->As<ExternFuncNode>()->name) + ")";
+    case ExprKind::kPrimValue: return Counted("prim(" + PrimString(expr->As<PrimValueNode>()->value) + ")");
+    case ExprKind::kStringImm: return Counted(StringText(expr->As<StringImmNode>()->value));
+    case ExprKind::kIf:
+      if (budget_ != SIZE_MAX) return "if " + Expr(expr->As<IfNode>()->cond) + " { " + kEllipsis + " }";
+      return If(*expr->As<IfNode>());
+    case ExprKind::kOp: return Counted(expr->As<OpNode>()->name());
+    case ExprKind::kGlobalVar: return Counted(GlobalName(expr->As<GlobalVarNode>()->name));
+    case ExprKind::kExternFunc: return Counted("extern(" + StringText(expr->As<ExternFuncNode>()->name) + ")");
   }
   return "<?>";
 }
 
+std::string TextPrinter::Counted(std::string text) {
+  if (budget_ != SIZE_MAX) printed_ += text.size();
+  return text;
+}
+
+std::string TextPrinter::StringText(const std::string& value) const {
+  // A message quotes a long string through MessageText: bounded and printable.
+  return budget_ == SIZE_MAX ? QuoteString(value) : "\"" + MessageText(value, budget_) + "\"";
+}
+
 std::string TextPrinter::Call(const CallNode& call) {
+  std::string callee = Expr(call.callee);
   std::vector<std::string> args;
-  for (const auto& arg : call.args) args.push_back(Expr(arg));
+  auto exhausted = [&] {
+    if (!Exhausted()) return false;
+    args.push_back(kEllipsis);
+    return true;
+  };
+  for (const auto& arg : call.args) {
+    if (exhausted()) return callee + "(" + Join(args) + ")";
+    args.push_back(Expr(arg));
+  }
   const OpDef* op = AsOp(call.callee);
   for (const auto& [key, value] : call.attrs.entries()) {
     // Attributes at their default values are left out: the parser completes them.
     const AttrSpec* spec = op ? op->FindAttr(key) : nullptr;
     if (spec && !spec->required && spec->default_value == value) continue;
-    args.push_back((IsDottedName(key) ? key : QuoteString(key)) + "=" + AttrValueText(value));
+    if (exhausted()) return callee + "(" + Join(args) + ")";
+    args.push_back(Counted((IsDottedName(key) ? key : StringText(key)) + "=" + AttrValueText(value)));
   }
   if (call.sinfo_args.size() == 1) {
+    if (exhausted()) return callee + "(" + Join(args) + ")";
     args.push_back("out_sinfo=" + SInfo(call.sinfo_args[0]));
   } else if (!call.sinfo_args.empty()) {
     std::vector<std::string> outs;
-    for (const auto& s : call.sinfo_args) outs.push_back(SInfo(s));
+    for (const auto& s : call.sinfo_args) {
+      if (Exhausted()) {
+        outs.push_back(kEllipsis);
+        break;
+      }
+      outs.push_back(SInfo(s));
+    }
     args.push_back("out_sinfo=[" + Join(outs) + "]");
   }
-  return Expr(call.callee) + "(" + Join(args) + ")";
+  return callee + "(" + Join(args) + ")";
 }
 
 // Multi-line: the first line continues the current one; the branches are indented one level.
@@ -272,7 +423,11 @@ std::string PrintKernel(const KernelFunction& kernel, const std::string& name, c
   return printer.Output();
 }
 
-std::string PrintExpr(const Expr& expr) { return text::TextPrinter(PrintOptions{}, true).Expr(expr); }
+std::string PrintExpr(const Expr& expr) {
+  text::TextPrinter printer(PrintOptions{}, true);
+  printer.SetBudget(kMaxMessageValueChars);
+  return printer.Bounded(printer.Expr(expr));
+}
 
 std::string PrintAttrValue(const AttrValue& value) {
   return text::TextPrinter(PrintOptions{}, true).AttrValueText(value);
@@ -280,7 +435,13 @@ std::string PrintAttrValue(const AttrValue& value) {
 
 std::string ToString(const PrimExpr& expr) { return text::TextPrinter(PrintOptions{}, true).PrimString(expr); }
 
-std::string ToString(const StructInfo& sinfo) { return text::TextPrinter(PrintOptions{}, true).SInfo(sinfo); }
+std::string PrintStructInfo(const StructInfo& sinfo) { return text::TextPrinter(PrintOptions{}, true).SInfo(sinfo); }
+
+std::string ToString(const StructInfo& sinfo) {
+  text::TextPrinter printer(PrintOptions{}, true);
+  printer.SetBudget(kMaxMessageValueChars);
+  return printer.Bounded(printer.SInfo(sinfo));
+}
 
 std::string ToString(const Stmt& stmt) {
   text::TextPrinter printer(PrintOptions{}, true);

@@ -2,6 +2,7 @@
 // (kernels, scalar expressions) and print_value.cc (struct info, attributes, constants).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -35,6 +36,9 @@ class Namer {
   bool bare_;
   std::unordered_map<const void*, std::string> names_;
   std::unordered_map<std::string, int> visible_;  // name -> how many visible keys hold it
+  /// Per base name, a suffix below which every "base_i" is taken: many variables of one name
+  /// (a pass's "lv") are named in linear time. Names are freed only by PopScope, which clears it.
+  std::unordered_map<std::string, int> next_suffix_;
   std::vector<std::vector<const void*>> scopes_ = std::vector<std::vector<const void*>>(1);
 };
 
@@ -50,6 +54,13 @@ class TextPrinter {
   /// and large constants as a summary instead of a metadata reference.
   TextPrinter(const PrintOptions& options, bool standalone) : options_(options), standalone_(standalone) {}
 
+  /// Bounds the text for a message: once |chars| characters are out, the rest is left out
+  /// (lists stop early, nested parts print nothing), so printing takes time proportional to
+  /// |chars| whatever the size of what is printed. Bounded() then cuts the text to |chars|
+  /// and ends it with an ellipsis.
+  void SetBudget(size_t chars) { budget_ = chars; }
+  std::string Bounded(std::string text) const;
+
   // printer.cc
   std::string Module(const IRModule& module);
   void Function(const std::string& name, const FunctionNode& function);
@@ -64,6 +75,8 @@ class TextPrinter {
 
   // print_value.cc
   std::string SInfo(const StructInfo& sinfo);
+  /// SInfo appended to |out| (stops once |out| and what was printed before it pass the budget).
+  void AppendSInfo(const StructInfo& sinfo, std::string& out);
   std::string ShapeTuple(const std::vector<PrimExpr>& dims);
   std::string AttrValueText(const AttrValue& value);
   /// {name = value, ...} (module and function attributes).
@@ -80,7 +93,15 @@ class TextPrinter {
   std::string GlobalName(const std::string& name) const;
   void SeqBody(const SeqExprNode& seq, const char* terminator);
   void Binding(const rxt::Binding& binding);
+  /// Whether the parser infers exactly the variable's struct info from the binding's value,
+  /// for a tuple bound to a tuple literal, a tuple item or a variable (docs/ir.md).
+  bool AnnotationIsInferred(const rxt::Binding& binding);
   std::string Call(const CallNode& call);
+  std::string ExprText(const rxt::Expr& expr);
+  /// |text|, counted against the budget.
+  std::string Counted(std::string text);
+  /// A string literal (bounded by MessageText under a budget).
+  std::string StringText(const std::string& value) const;
   std::string If(const IfNode& node);
 
   void Stmt(const rxt::Stmt& stmt);
@@ -88,8 +109,13 @@ class TextPrinter {
   std::string BufferDecl(const BufferNode& buffer);
   std::string PrimVarName(const PrimVarNode* var);
 
+  /// Whether the budget is used up (|pending| more characters counted as printed).
+  bool Exhausted(size_t pending = 0) const { return printed_ + pending >= budget_; }
+
   const PrintOptions options_;
   const bool standalone_;
+  size_t budget_ = SIZE_MAX;
+  size_t printed_ = 0;  // characters of leaves and punctuation counted against the budget
   std::string out_;
   int indent_ = 0;
   Namer vars_{false};         // %x: Relax variables of the current function

@@ -1,7 +1,25 @@
 #include "rxt/ir/struct_info.h"
 
+#include <functional>
+#include <unordered_map>
+#include <unordered_set>
+
 namespace rxt {
 namespace {
+
+/// A pair of struct info nodes, as a key: struct info is shared (a tuple may hold the same
+/// sub-type twice, and its parent again twice...), so walks over two of them remember the
+/// pairs of tuples and signatures they have compared and meet each pair once, in time
+/// linear in the number of distinct nodes rather than in the (possibly exponential) number
+/// of paths.
+using NodePair = std::pair<const StructInfoNode*, const StructInfoNode*>;
+struct NodePairHash {
+  size_t operator()(const NodePair& p) const {
+    return std::hash<const void*>()(p.first) * 31 + std::hash<const void*>()(p.second);
+  }
+};
+
+bool IsComposite(const StructInfo& s) { return s->kind == StructInfoKind::kTuple || s->kind == StructInfoKind::kFunc; }
 
 bool DimsEqual(const PrimExpr& a, const PrimExpr& b, bool assume_unknown_equal) {
   if (ProvablyEqual(a, b)) return true;
@@ -74,10 +92,20 @@ StructInfo FuncSI(std::vector<StructInfo> params, StructInfo ret, bool is_pure) 
   return std::make_shared<FuncSINode>(std::move(params), std::move(ret), is_pure);
 }
 
-bool IsBaseOf(const StructInfo& base, const StructInfo& derived, bool assume_unknown_equal) {
+namespace {
+
+/// IsBaseOf; |related| holds the composite pairs already found related (a false answer ends
+/// the whole walk, so only true ones are remembered).
+bool IsBaseOfImpl(const StructInfo& base, const StructInfo& derived, bool assume_unknown_equal,
+                  std::unordered_set<NodePair, NodePairHash>& related) {
   RXT_CHECK(base && derived);
-  if (base->kind == StructInfoKind::kObject) return true;
+  if (base == derived || base->kind == StructInfoKind::kObject) return true;
   if (base->kind != derived->kind) return false;
+  if (IsComposite(base) && related.count({base.get(), derived.get()})) return true;
+  auto recurse = [&](const StructInfo& b, const StructInfo& d) {
+    return IsBaseOfImpl(b, d, assume_unknown_equal, related);
+  };
+  bool result = false;
   switch (base->kind) {
     case StructInfoKind::kObject: return true;
     case StructInfoKind::kPrim: {
@@ -106,28 +134,43 @@ bool IsBaseOf(const StructInfo& base, const StructInfo& derived, bool assume_unk
       const auto* b = base->As<TupleSINode>();
       const auto* d = derived->As<TupleSINode>();
       if (b->fields.size() != d->fields.size()) return false;
-      for (size_t i = 0; i < b->fields.size(); ++i) {
-        if (!IsBaseOf(b->fields[i], d->fields[i], assume_unknown_equal)) return false;
-      }
-      return true;
+      result = true;
+      for (size_t i = 0; i < b->fields.size() && result; ++i) result = recurse(b->fields[i], d->fields[i]);
+      break;
     }
     case StructInfoKind::kFunc: {
       const auto* b = base->As<FuncSINode>();
       const auto* d = derived->As<FuncSINode>();
       if (b->params.size() != d->params.size()) return false;
       if (b->is_pure && !d->is_pure) return false;
-      for (size_t i = 0; i < b->params.size(); ++i) {  // parameters are contravariant
-        if (!IsBaseOf(d->params[i], b->params[i], assume_unknown_equal)) return false;
+      result = true;
+      for (size_t i = 0; i < b->params.size() && result; ++i) {  // parameters are contravariant
+        result = recurse(d->params[i], b->params[i]);
       }
-      return IsBaseOf(b->ret, d->ret, assume_unknown_equal);
+      result = result && recurse(b->ret, d->ret);
+      break;
     }
   }
-  return false;
+  if (result) related.insert({base.get(), derived.get()});
+  return result;
 }
 
-StructInfo Unify(const StructInfo& a, const StructInfo& b) {
+StructInfo UnifyNodes(const StructInfo& a, const StructInfo& b,
+                      std::unordered_map<NodePair, StructInfo, NodePairHash>& done);
+
+/// Unify; |done| holds the results for the pairs already joined (one node per pair, so the
+/// result is shared as its inputs are).
+StructInfo UnifyImpl(const StructInfo& a, const StructInfo& b,
+                     std::unordered_map<NodePair, StructInfo, NodePairHash>& done) {
   RXT_CHECK(a && b);
+  if (a == b) return a;
   if (a->kind != b->kind) return ObjectSI();
+  if (auto it = done.find({a.get(), b.get()}); it != done.end()) return it->second;
+  return done[{a.get(), b.get()}] = UnifyNodes(a, b, done);
+}
+
+StructInfo UnifyNodes(const StructInfo& a, const StructInfo& b,
+                      std::unordered_map<NodePair, StructInfo, NodePairHash>& done) {
   switch (a->kind) {
     case StructInfoKind::kObject: return a;
     case StructInfoKind::kPrim: {
@@ -155,13 +198,25 @@ StructInfo Unify(const StructInfo& a, const StructInfo& b) {
       const auto* y = b->As<TupleSINode>();
       if (x->fields.size() != y->fields.size()) return ObjectSI();
       std::vector<StructInfo> fields;
-      for (size_t i = 0; i < x->fields.size(); ++i) fields.push_back(Unify(x->fields[i], y->fields[i]));
+      for (size_t i = 0; i < x->fields.size(); ++i) fields.push_back(UnifyImpl(x->fields[i], y->fields[i], done));
       return TupleSI(std::move(fields));
     }
     case StructInfoKind::kFunc:
       return IsBaseOf(a, b) ? a : (IsBaseOf(b, a) ? b : ObjectSI());
   }
   return ObjectSI();
+}
+
+}  // namespace
+
+bool IsBaseOf(const StructInfo& base, const StructInfo& derived, bool assume_unknown_equal) {
+  std::unordered_set<NodePair, NodePairHash> related;
+  return IsBaseOfImpl(base, derived, assume_unknown_equal, related);
+}
+
+StructInfo Unify(const StructInfo& a, const StructInfo& b) {
+  std::unordered_map<NodePair, StructInfo, NodePairHash> done;
+  return UnifyImpl(a, b, done);
 }
 
 }  // namespace rxt

@@ -63,9 +63,11 @@ void ExprVisitor::VisitStructInfo(const StructInfo& sinfo) {
       }
       return;
     case StructInfoKind::kTuple:
+      if (!visited_composites_.insert(sinfo).second) return;
       for (const StructInfo& field : sinfo->As<TupleSINode>()->fields) VisitStructInfo(field);
       return;
     case StructInfoKind::kFunc: {
+      if (!visited_composites_.insert(sinfo).second) return;
       auto* func = sinfo->As<FuncSINode>();
       for (const StructInfo& param : func->params) VisitStructInfo(param);
       VisitStructInfo(func->ret);

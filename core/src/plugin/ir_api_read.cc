@@ -189,7 +189,7 @@ int TupleSize(rxt_ir_builder_t* b, rxt_ir_expr_t e) {
 const char* StructInfoText(rxt_ir_builder_t* b, rxt_ir_expr_t e) {
   return Guard<const char*>(b, nullptr, [&](IRBuilderHost& host) -> const char* {
     StructInfo s = SInfoOf(host, e);
-    return s ? host.Keep(ToString(s)) : nullptr;
+    return s ? host.Keep(PrintStructInfo(s)) : nullptr;  // whole: a plugin may parse it
   });
 }
 

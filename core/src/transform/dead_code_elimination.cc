@@ -1,6 +1,7 @@
 /// DeadCodeElimination: removes bindings whose variable is never used and whose value has no
-/// side effects (see purity.h), repeating until nothing more goes (removing one binding can
-/// leave the bindings it used unused), then drops the blocks left empty. Functions are kept,
+/// side effects (see purity.h), including those only removed bindings used (one sweep from
+/// the end: removing one binding can leave the bindings it used unused), then drops the
+/// blocks left empty. Functions are kept,
 /// even unused ones. A match_cast that defines new symbolic dims stays: later struct info may
 /// name them. With the option DeadCodeElimination.remove_unused_kernels, kernels that no
 /// Relax function names (call_kernel or otherwise) are removed as well.
@@ -48,21 +49,35 @@ bool NamesOnlyKnownSymbols(const StructInfo& sinfo, const std::unordered_set<con
   return true;
 }
 
-class UnusedBindingRemover : public ExprMutator {
+/// Finds the bindings that go, in one sweep from the last binding back: a binding goes when
+/// nothing left uses its variable and it is removable; then what its value used is used once
+/// less. Uses follow definitions, so this finds what removing unused bindings until none is
+/// left would, in time linear in the function (not once per link of a dead chain).
+class DeadBindingFinder {
  public:
-  UnusedBindingRemover(const IRModule& module, const std::unordered_map<const VarNode*, int>& uses,
-                       const std::unordered_set<const PrimVarNode*>& signature_symbols)
-      : ExprMutator(&module), module_(module), uses_(uses), signature_symbols_(signature_symbols) {}
+  DeadBindingFinder(const IRModule& module, std::unordered_map<const VarNode*, int> uses,
+                    const std::unordered_set<const PrimVarNode*>& signature_symbols)
+      : module_(module), uses_(std::move(uses)), signature_symbols_(signature_symbols) {}
 
-  void VisitBinding(const Binding& binding) override {
-    if (IsRemovable(binding)) {
-      ++removed;
-      return;
+  void Sweep(const SeqExprNode& seq) {
+    for (auto block = seq.blocks.rbegin(); block != seq.blocks.rend(); ++block) {
+      for (auto binding = block->bindings.rbegin(); binding != block->bindings.rend(); ++binding) {
+        if (IsRemovable(*binding)) {
+          dead.insert(binding->var.get());
+          UseCounter counter;
+          counter.VisitExpr(binding->value);
+          for (const auto& [var, count] : counter.uses) {
+            if ((uses_[var] -= count) <= 0) uses_.erase(var);
+          }
+        } else if (const auto* branch = binding->value->As<IfNode>()) {
+          Sweep(*branch->then_branch);  // later than the bindings before the If
+          Sweep(*branch->else_branch);
+        }
+      }
     }
-    ExprMutator::VisitBinding(binding);
   }
 
-  int removed = 0;
+  std::unordered_set<const VarNode*> dead;
 
  private:
   bool IsRemovable(const Binding& binding) const {
@@ -72,21 +87,32 @@ class UnusedBindingRemover : public ExprMutator {
   }
 
   const IRModule& module_;
-  const std::unordered_map<const VarNode*, int>& uses_;
+  std::unordered_map<const VarNode*, int> uses_;
   const std::unordered_set<const PrimVarNode*>& signature_symbols_;
 };
 
-Function EliminateDeadBindings(Function function, const IRModule& module) {
+class DeadBindingRemover : public ExprMutator {
+ public:
+  DeadBindingRemover(const IRModule& module, const std::unordered_set<const VarNode*>& dead)
+      : ExprMutator(&module), dead_(dead) {}
+
+  void VisitBinding(const Binding& binding) override {
+    if (dead_.count(binding.var.get())) return;
+    ExprMutator::VisitBinding(binding);
+  }
+
+ private:
+  const std::unordered_set<const VarNode*>& dead_;
+};
+
+Function EliminateDeadBindings(const Function& function, const IRModule& module) {
   SymbolCollector signature;
   for (const Var& param : function->params) signature.VisitStructInfo(param->struct_info);
-  while (true) {
-    UseCounter counter;
-    counter.VisitFunction(*function);
-    UnusedBindingRemover remover(module, counter.uses, signature.symbols);
-    Function rewritten = remover.VisitFunction(function);
-    if (remover.removed == 0) return rewritten;  // may still differ: empty blocks dropped
-    function = rewritten;
-  }
+  UseCounter counter;
+  counter.VisitFunction(*function);
+  DeadBindingFinder finder(module, std::move(counter.uses), signature.symbols);
+  finder.Sweep(*function->body);
+  return DeadBindingRemover(module, finder.dead).VisitFunction(function);  // may differ: empty blocks dropped
 }
 
 /// Names of the module entries that some Relax function refers to (@name).
@@ -108,10 +134,7 @@ IRModule EliminateDeadCode(IRModule module, const PassContext& context) {
     for (const IRModule::Entry& entry : module.entries()) {
       if (entry.function) refs.VisitFunction(*entry.function);
     }
-    const IRModule before = module;
-    for (const IRModule::Entry& entry : before.entries()) {
-      if (entry.kernel && !refs.names.count(entry.name)) module.Remove(entry.name);
-    }
+    module.RemoveIf([&](const IRModule::Entry& entry) { return entry.kernel && !refs.names.count(entry.name); });
   }
   return module;
 }

@@ -145,8 +145,10 @@ IRModule FuseKernelsInModule(IRModule module) {
   for (const IRModule::Entry& entry : module.entries()) {
     if (entry.kernel) kernels_by_hash.emplace(StructuralHash(entry.kernel), entry.name);
   }
+  std::unordered_set<std::string> merged_functions;
+  for (const auto& [function, kernel] : merged) merged_functions.insert(function);
+  module.RemoveIf([&](const IRModule::Entry& entry) { return merged_functions.count(entry.name) > 0; });
   for (auto& [function, kernel] : merged) {
-    module.Remove(function);
     size_t hash = StructuralHash(kernel);
     std::string name;
     auto [begin, end] = kernels_by_hash.equal_range(hash);
@@ -171,9 +173,9 @@ IRModule FuseKernelsInModule(IRModule module) {
   for (const IRModule::Entry& entry : module.entries()) {
     if (entry.function) refs.VisitFunction(*entry.function);
   }
-  for (const std::string& name : member_kernels) {
-    if (!refs.names.count(name)) module.Remove(name);
-  }
+  module.RemoveIf([&](const IRModule::Entry& entry) {
+    return member_kernels.count(entry.name) > 0 && !refs.names.count(entry.name);
+  });
   return module;
 }
 

@@ -20,6 +20,10 @@
 ///  - a producer used by a binding between it and the root outside the group, or fed by a
 ///    GEMM or convolution (that anchor's epilogue), stays out.
 /// Such a group must pass a dry run of MergeKernels, else it is grown as before.
+/// A group's merged expressions hold at most kMaxInlinedKernels kernel instances (a producer
+/// inlined at two loads counts twice): a producer that would pass that stays out. Without the
+/// bound a chain of values each used twice (%a2 = add(%a1, %a1)...) would double the merged
+/// expression per member; with it, grouping and merging are linear in the block.
 /// Each group of two or more calls moves into a new function of the module, marked
 /// `primitive = true` and named after its kernels (fused_matmul_add_relu), which the group's
 /// last binding now calls; structurally equal groups share one function. A function with
@@ -43,6 +47,9 @@
 
 namespace rxt {
 namespace {
+
+/// The largest merged kernel a group may make, in kernel instances (see the file comment).
+constexpr int64_t kMaxInlinedKernels = 128;
 
 class UseCounter : public ExprVisitor {
  public:
@@ -214,6 +221,7 @@ class BlockFuser {
         if (IsMember(group, p)) continue;
         const KernelCall& call = *calls[p];
         if (call.pattern <= OpPatternKind::kInjective && IsInlinableProducer(*call.kernel)) {
+          if (!FitsBound(group, p, false, calls, producer)) continue;
           group.members.push_back(p);
           group.consumer[p] = {m, a};
           work.push_back(p);
@@ -260,6 +268,7 @@ class BlockFuser {
         bool escapes = used_after_root || (total != uses_.end() && total->second > in_block);
         if (used_between) continue;
         if (!SharesRootLoopNest(group, calls, var, call)) continue;
+        if (!FitsBound(group, p, escapes, calls, producer)) continue;
         group.members.push_back(p);
         group.multi_use = true;
         if (escapes) group.extra_outputs.insert(p);
@@ -292,6 +301,38 @@ class BlockFuser {
       if (it != producer.end() && calls[it->second]->pattern == OpPatternKind::kOutEWiseFusable) return true;
     }
     return false;
+  }
+
+  /// Whether |group| with |candidate| (an extra output if |extra_output|) merges into at most
+  /// kMaxInlinedKernels kernel instances: each member counts once, plus at each load of an
+  /// inlined member's result that member's own count (an anchor or extra output is loaded,
+  /// not inlined). Groups are bounded, so this costs a bounded time per candidate.
+  bool FitsBound(const Group& group, size_t candidate, bool extra_output, const Calls& calls,
+                 const Producers& producer) const {
+    std::vector<size_t> members = group.members;
+    members.push_back(candidate);
+    std::sort(members.begin(), members.end());  // producers before their consumers
+    std::unordered_map<size_t, int64_t> size;
+    int64_t total = 0;
+    for (size_t m : members) {
+      int64_t own = 1;
+      for (const Expr& arg : calls[m]->args) {
+        const auto* var = arg->As<VarNode>();
+        auto it = var ? producer.find(var) : producer.end();
+        if (it == producer.end()) continue;
+        auto inlined = size.find(it->second);
+        if (inlined != size.end()) own = std::min(own + inlined->second, kMaxInlinedKernels + 1);
+      }
+      bool loaded = m == members.back() || static_cast<int>(m) == group.anchor || group.extra_outputs.count(m) ||
+                    (m == candidate && extra_output);
+      if (loaded) {
+        total += own;
+        if (total > kMaxInlinedKernels) return false;
+      } else {
+        size[m] = own;
+      }
+    }
+    return true;
   }
 
   static bool IsMember(const Group& group, size_t call) {

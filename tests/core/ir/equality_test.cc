@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 
 #include "rxt/ir/parser.h"
@@ -231,6 +232,34 @@ TEST(StructuralEqual, ExampleModulesRoundTripThroughText) {
     EXPECT_TRUE(StructuralEqual(parsed, reparsed)) << name;
     EXPECT_EQ(StructuralHash(parsed), StructuralHash(reparsed)) << name;
   }
+}
+
+// A tuple holding the previous one twice, |depth| times: 2^depth paths, depth + 1 nodes.
+StructInfo DoubledTuple(int depth, StructInfo leaf) {
+  for (int i = 0; i < depth; ++i) leaf = TupleSI({leaf, leaf});
+  return leaf;
+}
+
+// Shared struct info is compared and hashed once per node (2^64 paths would never end), and
+// hashes like the same struct info without sharing.
+TEST(StructuralEqual, SharedStructInfoIsComparedAndHashedPerNode) {
+  PrimVar n = MakePrimVar("n"), m = MakePrimVar("m");
+  StructInfo a = DoubledTuple(64, TensorSI({n, IntImm(4)}, DType::kFloat32));
+  StructInfo b = DoubledTuple(64, TensorSI({m, IntImm(4)}, DType::kFloat32));
+  EXPECT_TRUE(StructuralEqual(a, b));
+  EXPECT_EQ(StructuralHash(a), StructuralHash(b));
+  EXPECT_FALSE(StructuralEqual(a, DoubledTuple(64, TensorSI({n, IntImm(5)}, DType::kFloat32))));
+  EXPECT_FALSE(StructuralEqual(TupleSI({a, b}), DoubledTuple(65, TensorSI({n, IntImm(4)}, DType::kFloat32))));
+
+  // The same value without sharing: equal, and the same hash.
+  StructInfo leaf = TensorSI({n, IntImm(4)}, DType::kFloat32);
+  std::function<StructInfo(int)> tree = [&](int depth) -> StructInfo {
+    return depth == 0 ? TensorSI({n, IntImm(4)}, DType::kFloat32) : TupleSI({tree(depth - 1), tree(depth - 1)});
+  };
+  StructInfo shared = DoubledTuple(6, leaf);
+  EXPECT_TRUE(StructuralEqual(shared, tree(6)));
+  EXPECT_EQ(StructuralHash(shared), StructuralHash(tree(6)));
+  EXPECT_NE(StructuralHash(shared), StructuralHash(DoubledTuple(5, leaf)));
 }
 
 }  // namespace

@@ -14,7 +14,9 @@
 #include "rxt/ir/builder.h"
 #include "rxt/ir/equality.h"
 #include "rxt/ir/parser.h"
+#include "rxt/ir/well_formed.h"
 #include "rxt/op/registry.h"
+#include "rxt/support/message_text.h"
 
 namespace rxt {
 namespace {
@@ -343,6 +345,94 @@ TEST(PrintKernels, AllocationsNestedListsBlocksAndStrides) {
             "  Tmp[0] = 1f32\n"
             "}\n");
   EXPECT_EQ(ToString(MakeStore(out, {i}, alpha * FloatImm(2))), "Out[i] = alpha * 2f32\n");
+}
+
+// ---- Size: printed text proportional to the text it came from, messages bounded
+
+// %t0 = (%x, %x), %t1 = (%t0, %t0)...: each tuple's struct info holds the previous one twice.
+std::string DoubledTupleChain(int n) {
+  std::string text = "def @main(%x: Tensor((4, 4), float32)) -> Object {\n  dataflow {\n";
+  std::string previous = "%x";
+  for (int i = 0; i < n; ++i) {
+    text += "    %t" + std::to_string(i) + " = (" + previous + ", " + previous + ")\n";
+    previous = "%t" + std::to_string(i);
+  }
+  return text + "    output " + previous + "\n  }\n  return " + previous + "\n}\n";
+}
+
+TEST(PrintSize, TupleBindingsLeaveOutTheStructInfoTheParserInfers) {
+  IRModule module = ParseModule(R"(
+def @main(%x: Tensor((4, 6), float32), %y: Tensor((6,), float32)) -> Tuple(Tensor((4, 6), float32), Object) {
+  %t: Tuple(Tensor((4, 6), float32), Tensor((6,), float32)) = (%x, %y)
+  %u: Tuple(Tensor((4, 6), float32), Tensor((6,), float32)) = %t
+  %nested = (%u, (%y,))
+  %inner = %nested[1]
+  %a: Tensor((4, 6), float32) = %u[0]
+  %wide: Tuple(Tensor(ndim=2, float32), Tensor((6,), float32)) = %t
+  %object: Object = (%x,)
+  %r = (%a, %object)
+  return %r
+})");
+  const std::string printed = PrintAndCheckRoundTrip(module);
+  EXPECT_TRUE(Contains(printed, "  %t = (%x, %y)\n")) << printed;
+  EXPECT_TRUE(Contains(printed, "  %u = %t\n")) << printed;
+  EXPECT_TRUE(Contains(printed, "  %nested = (%u, (%y,))\n")) << printed;
+  EXPECT_TRUE(Contains(printed, "  %inner = %nested[1]\n")) << printed;
+  // Tensors keep their annotation, and so does a tuple typed otherwise than inferred.
+  EXPECT_TRUE(Contains(printed, "  %a: Tensor((4, 6), float32) = %u[0]\n")) << printed;
+  EXPECT_TRUE(Contains(printed, "  %wide: Tuple(Tensor(ndim=2, float32), Tensor((6,), float32)) = %t\n")) << printed;
+  EXPECT_TRUE(Contains(printed, "  %object: Object = (%x,)\n")) << printed;
+}
+
+// The struct info of %t63 has 2^64 paths: printing it out at each binding never ended.
+TEST(PrintSize, SharedTupleChainPrintsParsesChecksAndHashesInLinearSize) {
+  const std::string text = DoubledTupleChain(64);
+  IRModule module = ParseModule(text);
+  const std::string printed = PrintAndCheckRoundTrip(module);
+  EXPECT_EQ(printed, text);
+  EXPECT_TRUE(CheckWellFormed(module).empty());
+  EXPECT_EQ(StructuralHash(module), StructuralHash(ParseModule(printed)));
+}
+
+// Quadratic before: %t_i's nested struct info (i levels) was printed at each binding (4,000
+// bindings: 240 MB). Deeper chains reach the limit of struct info nesting (docs/ir.md).
+TEST(PrintSize, LongTupleChainPrintsInLinearSize) {
+  std::string text = "def @main(%x: Tensor((4, 4), float32)) -> Object {\n";
+  std::string previous = "%x";
+  const int n = 4000;
+  for (int i = 0; i < n; ++i) {
+    text += "  %t" + std::to_string(i) + " = (" + previous + ",)\n";
+    previous = "%t" + std::to_string(i);
+  }
+  text += "  return " + previous + "\n}\n";
+  IRModule module = ParseModule(text);
+  EXPECT_TRUE(CheckWellFormed(module).empty());
+  const std::string printed = PrintAndCheckRoundTrip(module);
+  EXPECT_EQ(printed, text);
+}
+
+// Messages: ToString and PrintExpr stop after the budget, whatever the size of the value.
+TEST(PrintSize, MessageTextsAreBounded) {
+  StructInfo shared = F32({4, 4});
+  for (int i = 0; i < 64; ++i) shared = TupleSI({shared, shared});
+  const std::string type = ToString(shared);
+  EXPECT_LE(type.size(), kMaxMessageValueChars + std::strlen("…"));
+  EXPECT_EQ(type.compare(0, 18, "Tuple(Tuple(Tuple("), 0) << type;
+  EXPECT_EQ(type.substr(type.size() - std::strlen("…")), "…") << type;
+  EXPECT_EQ(ToString(FuncSI(std::vector<StructInfo>(100000, shared), shared)).size(),
+            kMaxMessageValueChars + std::strlen("…"));
+  // Short ones are whole; PrintStructInfo is always whole.
+  EXPECT_EQ(ToString(TupleSI({F32({2}), ObjectSI()})), "Tuple(Tensor((2,), float32), Object)");
+  StructInfo eight = F32({2});
+  for (int i = 0; i < 8; ++i) eight = TupleSI({eight, eight});
+  EXPECT_EQ(PrintStructInfo(eight).size(), 256 * std::strlen("Tensor((2,), float32)") + 255 * 2 + 255 * 7);
+
+  std::vector<Expr> fields(100000, MakeVar("some_variable", F32({2})));
+  const std::string expr = PrintExpr(MakeTuple(fields));
+  EXPECT_LE(expr.size(), kMaxMessageValueChars + std::strlen("…"));
+  EXPECT_EQ(expr.compare(0, 31, "(%some_variable, %some_variable"), 0) << expr;
+  EXPECT_EQ(PrintExpr(MakeVar(std::string(100000, 'v'), F32({2}))).size(), kMaxMessageValueChars + std::strlen("…"));
+  EXPECT_EQ(PrintExpr(MakeTuple({MakeVar("a", F32({2})), MakeStringImm("b")})), "(%a, \"b\")");
 }
 
 }  // namespace

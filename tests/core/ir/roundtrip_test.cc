@@ -89,5 +89,37 @@ TEST(RoundTripExamples, SeedModulesHaveTheSeedsNamesAndAttributes) {
   EXPECT_EQ(my_module.GetFunction("main")->params.size(), 5u);
 }
 
+// ---- Size: parsing, checking and printing are linear in the text
+
+// Name lookups scanned the module (quadratic in functions). The sizes keep the Debug test
+// short; docs/ir.md gives the Release figures at 100,000 bindings.
+TEST(RoundTripScale, ThirtyThousandBindingsAndTenThousandFunctions) {
+  std::string chain = "def @main(%x: Tensor((4, 4), float32)) -> Object {\n  dataflow {\n";
+  std::string previous = "%x";
+  for (int i = 0; i < 30000; ++i) {
+    const std::string name = "%a" + std::to_string(i);
+    switch (i % 3) {
+      case 0: chain += "    " + name + ": Tensor((4, 4), float32) = add(" + previous + ", %x)\n"; break;
+      case 1: chain += "    " + name + " = (" + previous + ",)\n"; break;
+      case 2: chain += "    " + name + ": Tensor((4, 4), float32) = " + previous + "[0]\n"; break;
+    }
+    previous = name;
+  }
+  chain += "    output %a29999\n  }\n  return %a29999\n}\n";
+  std::string functions;
+  for (int i = 0; i < 10000; ++i) {
+    functions += std::string(i ? "\n" : "") + "def @f" + std::to_string(i) + "(%x: Tensor((4, 4), float32)) -> Tensor((4, 4), float32) {\n" +
+                 "  %y: Tensor((4, 4), float32) = " + (i ? "@f" + std::to_string(i - 1) + "(%x)" : "add(%x, %x)") +
+                 "\n  return %y\n}\n";
+  }
+  for (const std::string& text : {chain, functions}) {
+    IRModule module = ParseModule(text);
+    EXPECT_TRUE(CheckWellFormed(module).empty());
+    const std::string printed = PrintModule(module);
+    EXPECT_EQ(printed, text);
+    EXPECT_TRUE(StructuralEqual(ParseModule(printed), module));
+  }
+}
+
 }  // namespace
 }  // namespace rxt

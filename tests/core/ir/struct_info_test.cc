@@ -60,5 +60,38 @@ TEST(StructInfoTest, StaticShape) {
   EXPECT_FALSE(symbolic->As<TensorSINode>()->IsStatic());
 }
 
+// A tuple holding the previous one twice, |depth| times: 2^depth paths, depth + 1 nodes.
+StructInfo DoubledTuple(int depth, StructInfo leaf) {
+  for (int i = 0; i < depth; ++i) leaf = TupleSI({leaf, leaf});
+  return leaf;
+}
+
+// Struct info shared as a graph is compared once per pair of nodes, not once per path: with
+// 2^64 paths, walking them would never end.
+TEST(StructInfoTest, SharedTuplesAreComparedPerNodeNotPerPath) {
+  PrimVar n = MakePrimVar("n");
+  StructInfo a = DoubledTuple(64, TensorSI({n, IntImm(4)}, DType::kFloat32));
+  StructInfo b = DoubledTuple(64, TensorSI({n, IntImm(4)}, DType::kFloat32));  // other nodes
+  StructInfo general = DoubledTuple(64, TensorSI(DType::kFloat32, 2));
+  StructInfo other = DoubledTuple(64, TensorSI({n, IntImm(5)}, DType::kFloat32));
+  EXPECT_TRUE(IsBaseOf(a, b));
+  EXPECT_TRUE(IsBaseOf(general, a));
+  EXPECT_FALSE(IsBaseOf(a, general));
+  EXPECT_FALSE(IsBaseOf(a, other));
+  EXPECT_TRUE(IsBaseOf(FuncSI({a}, general), FuncSI({general}, b)));  // parameters contravariant
+  EXPECT_FALSE(IsBaseOf(FuncSI({general}, a), FuncSI({a}, b)));
+
+  // Unify keeps the sharing: the result is as small as its inputs.
+  StructInfo joined = Unify(a, general);
+  for (int i = 0; i < 64; ++i) {
+    const auto* tuple = joined->As<TupleSINode>();
+    ASSERT_NE(tuple, nullptr);
+    ASSERT_EQ(tuple->fields[0], tuple->fields[1]);
+    joined = tuple->fields[0];
+  }
+  EXPECT_TRUE(IsBaseOf(joined, TensorSI({IntImm(1), IntImm(4)}, DType::kFloat32)));
+  EXPECT_EQ(Unify(a, a), a);
+}
+
 }  // namespace
 }  // namespace rxt

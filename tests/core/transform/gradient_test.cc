@@ -268,5 +268,39 @@ TEST(Gradient, ByNameTakesItsOptions) {
   }
 }
 
+// ---- Size
+
+// Every value of the chain is used twice: its adjoint is the sum of two, one add per binding.
+TEST(Gradient, SharedChainGivesALinearAdjoint) {
+  const int n = 256;
+  std::string text = "def @main(%x: Tensor((4, 4), float32)) -> Tensor((), float32) {\n  dataflow {\n";
+  std::string previous = "%x";
+  for (int i = 0; i < n; ++i) {
+    text += "    %a" + std::to_string(i) + " = add(" + previous + ", " + previous + ")\n";
+    previous = "%a" + std::to_string(i);
+  }
+  text += "    %loss = sum(" + previous + ")\n    output %loss\n  }\n  return %loss\n}\n";
+  IRModule out = Gradient(ParseModule(text), "main", std::nullopt, 0, &Rules());
+  EXPECT_NO_THROW(VerifyWellFormed(out));
+  size_t bindings = 0;
+  for (const BindingBlock& block : out.GetFunction("main_adjoint")->body->blocks) bindings += block.bindings.size();
+  EXPECT_LE(bindings, static_cast<size_t>(4 * n));
+}
+
+// The target's type holds the previous tuple twice, 63 times: the message names it in a
+// bounded number of characters (it was 2^63 types long).
+TEST(Gradient, ErrorAboutADeeplySharedTypeIsShort) {
+  std::string text = "def @main(%x: Tensor((), float32)) -> Object {\n  dataflow {\n";
+  std::string previous = "%x";
+  for (int i = 0; i < 64; ++i) {
+    text += "    %t" + std::to_string(i) + " = (" + previous + ", " + previous + ")\n";
+    previous = "%t" + std::to_string(i);
+  }
+  text += "    output " + previous + "\n  }\n  return " + previous + "\n}\n";
+  std::string error = GradientError(text);
+  EXPECT_NE(error.find("must be a 0-d float tensor (a scalar loss); it is Tuple(Tuple("), std::string::npos) << error;
+  EXPECT_LT(error.size(), 400u) << error;
+}
+
 }  // namespace
 }  // namespace rxt

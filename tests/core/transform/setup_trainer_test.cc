@@ -53,7 +53,7 @@ std::vector<std::string> FunctionNames(const IRModule& m) {
   return names;
 }
 
-std::string Signature(const Function& f) { return ToString(f->Signature()); }
+std::string Signature(const Function& f) { return PrintStructInfo(f->Signature()); }
 
 TEST(SetupTrainer, TheTrainerModuleContract) {
   IRModule backbone = ParseModule(kMlp);

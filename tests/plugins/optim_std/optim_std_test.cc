@@ -100,7 +100,7 @@ TEST(OptimStd, DeclaresRuntimeHyperparametersAndPerParameterState) {
   EXPECT_EQ(adam.state[3].shape(), (std::vector<int64_t>{3, 2}));
   // The float16 parameter's state is float32; its update keeps float16.
   EXPECT_EQ(adam.state[6].dtype(), DType::kFloat32);
-  EXPECT_EQ(ToString(adam.function->ret_sinfo),
+  EXPECT_EQ(PrintStructInfo(adam.function->ret_sinfo),
             "Tuple(Tuple(Tensor((3, 2), float32), Tensor((2,), float16)), Tuple(Tensor((), float32), "
             "Tensor((), float32), Tensor((), int64), Tensor((3, 2), float32), Tensor((3, 2), float32), "
             "Tensor((3, 2), float32), Tensor((2,), float32), Tensor((2,), float32), Tensor((2,), float32)))");

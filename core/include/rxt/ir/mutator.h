@@ -41,9 +41,13 @@ class ExprMutator {
   /// A parameter or binding variable where it is defined: rewrites its struct info; if that
   /// changes, returns a fresh variable and records it in var_remap_.
   virtual Var VisitVarDef(const Var& var);
-  /// Rewrites the scalar expressions inside |sinfo| with VisitPrimExpr.
+  /// Rewrites the scalar expressions inside |sinfo| with VisitPrimExpr. Struct info is
+  /// shared (a tuple may hold one sub-type twice, at every level), so each tuple or function
+  /// signature node is rewritten once per mutator and its result remembered.
   virtual StructInfo VisitStructInfo(const StructInfo& sinfo);
-  /// Scalar expressions in struct info, ShapeExpr and PrimValue; identity by default.
+  /// Scalar expressions in struct info, ShapeExpr and PrimValue; identity by default. Must
+  /// give the same result for the same expression for the life of the mutator (struct info
+  /// rewritten once is not rewritten again).
   virtual PrimExpr VisitPrimExpr(const PrimExpr& e);
 
   // ---- One method per expression kind; |e| is the node itself, as an Expr.
@@ -71,6 +75,10 @@ class ExprMutator {
   BlockBuilder builder_;
   /// Uses of a variable (key) are replaced by the value: a variable or another leaf.
   std::unordered_map<const VarNode*, Expr> var_remap_;
+
+ private:
+  /// Tuples and signatures VisitStructInfo has rewritten, and their results.
+  std::unordered_map<StructInfo, StructInfo> rewritten_sinfo_;
 };
 
 /// Rewrites scalar expressions. Rebuilt nodes go through the Make* constructors, so

@@ -33,8 +33,13 @@ std::string PrintFunction(const Function& function, const std::string& name, con
 std::string PrintKernel(const KernelFunction& kernel, const std::string& name, const PrintOptions& options = {});
 
 /// A Relax expression on its own (for messages): variables print by their names, large
-/// constants as a summary (`const(<Tensor((784, 128), float32)>)`).
+/// constants as a summary (`const(<Tensor((784, 128), float32)>)`). Bounded: past
+/// kMaxMessageValueChars characters the rest is left out and the text ends with `…`.
 std::string PrintExpr(const Expr& expr);
+
+/// A struct info in full, as the text format writes it (`Tuple(Tensor((n, 4), float32), Object)`).
+/// ToString(const StructInfo&) is the bounded form, for messages.
+std::string PrintStructInfo(const StructInfo& sinfo);
 
 /// An attribute value as a call's attributes write it: `[1, 2]`, `"NCHW"`, `float32`, `1e-05`.
 std::string PrintAttrValue(const AttrValue& value);
@@ -45,6 +50,7 @@ std::string ToString(const PrimExpr& expr);
 /// A kernel statement (for messages), indented by two spaces per level.
 std::string ToString(const Stmt& stmt);
 
-// ToString(const StructInfo&) is declared in struct_info.h and implemented by the printer.
+// ToString(const StructInfo&) (bounded, for messages) is declared in struct_info.h and
+// implemented by the printer.
 
 }  // namespace rxt

@@ -86,7 +86,10 @@ StructInfo TensorSI(DType dtype, int ndim = -1);  // shape unknown
 StructInfo TupleSI(std::vector<StructInfo> fields);
 StructInfo FuncSI(std::vector<StructInfo> params, StructInfo ret, bool is_pure = true);
 
-/// A short human-readable form, the same as the text format's: Tensor((n, 4), float32).
+/// A short human-readable form for messages, the same as the text format's:
+/// Tensor((n, 4), float32). Bounded: past kMaxMessageValueChars characters (message_text.h)
+/// the rest is left out and the text ends with `…`, in time proportional to that budget.
+/// PrintStructInfo (printer.h) gives the whole text.
 std::string ToString(const StructInfo& sinfo);
 
 /// True if every value described by |derived| is also described by |base|

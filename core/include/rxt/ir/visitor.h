@@ -9,6 +9,8 @@
 //   };
 #pragma once
 
+#include <unordered_set>
+
 #include "rxt/ir/expr.h"
 #include "rxt/ir/kernel.h"
 
@@ -31,7 +33,10 @@ class ExprVisitor {
   /// A parameter or a binding variable, where it is defined. Visits its struct info.
   virtual void VisitVarDef(const Var& var);
   /// Every struct info the walk meets: of defined variables, match_cast targets, call
-  /// sinfo_args and the function's return. Visits the scalar expressions inside it.
+  /// sinfo_args and the function's return. Visits the scalar expressions inside it. A tuple
+  /// or function signature node is descended into once per visitor: struct info is shared
+  /// (a tuple may hold one sub-type twice, at every level), and walking it once per path
+  /// would take exponential time; every scalar expression is still met at least once.
   virtual void VisitStructInfo(const StructInfo& sinfo);
   /// Scalar expressions inside struct info, ShapeExpr and PrimValue. Does nothing by default.
   virtual void VisitPrimExpr(const PrimExpr& e);
@@ -51,6 +56,9 @@ class ExprVisitor {
   virtual void VisitOp(const OpNode& node);
   virtual void VisitGlobalVar(const GlobalVarNode& node);
   virtual void VisitExternFunc(const ExternFuncNode& node);
+
+ private:
+  std::unordered_set<StructInfo> visited_composites_;  // holds them: an address is never reused
 };
 
 /// Walks a scalar expression tree. Buffers met in loads go through VisitBufferUse.
