@@ -4,6 +4,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "rxt/support/error.h"
+
 namespace rxt {
 namespace {
 
@@ -87,9 +89,21 @@ StructInfo TensorSI(const std::vector<int64_t>& shape, DType dtype) {
   return TensorSI(std::move(dims), dtype);
 }
 StructInfo TensorSI(DType dtype, int ndim) { return std::make_shared<TensorSINode>(dtype, ndim, std::nullopt); }
-StructInfo TupleSI(std::vector<StructInfo> fields) { return std::make_shared<TupleSINode>(std::move(fields)); }
+namespace {
+
+StructInfo CheckDepth(StructInfo sinfo) {
+  if (sinfo->depth > kMaxStructInfoDepth) {
+    Throw(ErrorCode::kInvalidArgument, "struct info nested more than ", kMaxStructInfoDepth,
+          " levels deep (a tuple of a tuple of ...)");
+  }
+  return sinfo;
+}
+
+}  // namespace
+
+StructInfo TupleSI(std::vector<StructInfo> fields) { return CheckDepth(std::make_shared<TupleSINode>(std::move(fields))); }
 StructInfo FuncSI(std::vector<StructInfo> params, StructInfo ret, bool is_pure) {
-  return std::make_shared<FuncSINode>(std::move(params), std::move(ret), is_pure);
+  return CheckDepth(std::make_shared<FuncSINode>(std::move(params), std::move(ret), is_pure));
 }
 
 namespace {

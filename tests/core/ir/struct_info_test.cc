@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
+#include "rxt/ir/parser.h"
+#include "rxt/support/error.h"
+
 namespace rxt {
 namespace {
 
@@ -91,6 +96,48 @@ TEST(StructInfoTest, SharedTuplesAreComparedPerNodeNotPerPath) {
   }
   EXPECT_TRUE(IsBaseOf(joined, TensorSI({IntImm(1), IntImm(4)}, DType::kFloat32)));
   EXPECT_EQ(Unify(a, a), a);
+}
+
+}  // namespace
+}  // namespace rxt
+
+// Issue 11: a chain of 30,000 bindings `%t_i = (%t_{i-1},)` built a type nested 30,000 deep;
+// walking or destroying it overflowed the stack (SIGSEGV). Nesting is bounded where types are
+// made, and the parser reports it at the binding.
+namespace rxt {
+namespace {
+
+TEST(StructInfoTest, NestingIsBoundedWhereTypesAreMade) {
+  StructInfo t = TensorSI(std::vector<int64_t>{4}, DType::kFloat32);
+  EXPECT_EQ(t->depth, 1);
+  for (int i = 1; i < kMaxStructInfoDepth; ++i) t = TupleSI({t});
+  EXPECT_EQ(t->depth, kMaxStructInfoDepth);
+  EXPECT_EQ(FuncSI({}, TupleSI({}))->depth, 2);
+  try {
+    TupleSI({t});
+    FAIL() << "a type nested too deeply was made";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+    EXPECT_EQ(std::string(e.what()), "struct info nested more than 1024 levels deep (a tuple of a tuple of ...)");
+  }
+  EXPECT_THROW(FuncSI({t}, ObjectSI()), Error);
+}
+
+TEST(StructInfoTest, ADeepBindingChainIsAnErrorAtItsLine) {
+  std::string text = "def @main(%x: Tensor((4,), float32)) -> Object {\n  dataflow {\n";
+  std::string previous = "%x";
+  for (int i = 0; i < 30000; ++i) {
+    text += "    %t" + std::to_string(i) + " = (" + previous + ",)\n";
+    previous = "%t" + std::to_string(i);
+  }
+  text += "    output " + previous + "\n  }\n  return " + previous + "\n}\n";
+  try {
+    ParseModule(text, "deep.rxt");
+    FAIL() << "parsed a type nested 30000 deep";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("deep.rxt:1026:", 0), 0u) << e.what();
+    EXPECT_NE(std::string(e.what()).find("nested more than 1024 levels"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

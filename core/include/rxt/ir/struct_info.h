@@ -1,6 +1,7 @@
 // Struct info: the static type-and-shape of every Relax value.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,10 +13,17 @@ namespace rxt {
 
 enum class StructInfoKind : uint8_t { kObject, kPrim, kShape, kTensor, kTuple, kFunc };
 
+/// How deeply struct info may nest (a tuple of a tuple of ...): every walk over a type, and
+/// its destruction, recurses once per level. Built deeper (a chain of bindings can), TupleSI
+/// and FuncSI refuse it with kInvalidArgument.
+inline constexpr int kMaxStructInfoDepth = 1024;
+
 struct StructInfoNode {
-  explicit StructInfoNode(StructInfoKind k) : kind(k) {}
+  explicit StructInfoNode(StructInfoKind k, int d = 1) : kind(k), depth(d) {}
   virtual ~StructInfoNode() = default;
   const StructInfoKind kind;
+  /// 1 for a leaf; 1 + the deepest field, parameter or result for tuples and functions.
+  const int depth;
 
   template <typename T>
   const T* As() const { return kind == T::kKind ? static_cast<const T*>(this) : nullptr; }
@@ -60,9 +68,16 @@ struct TensorSINode : StructInfoNode {
   std::vector<int64_t> StaticShape() const;
 };
 
+/// The deepest of |infos| (0 for none).
+inline int MaxDepth(const std::vector<StructInfo>& infos) {
+  int depth = 0;
+  for (const StructInfo& s : infos) depth = std::max(depth, s ? s->depth : 0);
+  return depth;
+}
+
 struct TupleSINode : StructInfoNode {
   static constexpr StructInfoKind kKind = StructInfoKind::kTuple;
-  explicit TupleSINode(std::vector<StructInfo> f) : StructInfoNode(kKind), fields(std::move(f)) {}
+  explicit TupleSINode(std::vector<StructInfo> f) : StructInfoNode(kKind, 1 + MaxDepth(f)), fields(std::move(f)) {}
   const std::vector<StructInfo> fields;
 };
 
@@ -70,7 +85,8 @@ struct TupleSINode : StructInfoNode {
 struct FuncSINode : StructInfoNode {
   static constexpr StructInfoKind kKind = StructInfoKind::kFunc;
   FuncSINode(std::vector<StructInfo> p, StructInfo r, bool pure)
-      : StructInfoNode(kKind), params(std::move(p)), ret(std::move(r)), is_pure(pure) {}
+      : StructInfoNode(kKind, 1 + std::max(MaxDepth(p), r ? r->depth : 0)),
+        params(std::move(p)), ret(std::move(r)), is_pure(pure) {}
   const std::vector<StructInfo> params;
   const StructInfo ret;
   const bool is_pure;
