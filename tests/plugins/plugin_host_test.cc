@@ -218,6 +218,17 @@ TEST_F(PluginHostTest, ALinkedPluginIsCheckedAndRegisteredLikeALoadedOne) {
   EXPECT_EQ(host_.Plugins().size(), 1u);
 }
 
+// Found by fuzzing (plugin_descriptor, UBSan): the host read a level outside the enum's
+// values as the enum, which C++ leaves undefined (and may optimize the range check away).
+TEST_F(PluginHostTest, ALogLevelOutOfRangeIsLoggedAsAnError) {
+  EXPECT_THROW(host_.Load(Bad("test_declining")), Error);
+  ASSERT_EQ(log_->size(), 3u);
+  EXPECT_EQ((*log_)[0].level, RXT_LOG_ERROR);
+  EXPECT_EQ((*log_)[0].message, "level 7");
+  EXPECT_EQ((*log_)[1].level, RXT_LOG_ERROR);
+  EXPECT_EQ((*log_)[2].level, RXT_LOG_INFO);
+}
+
 TEST_F(PluginHostTest, TheHostKeepsWorkingAfterEveryKindOfFailure) {
   for (const char* bad : {"not_a_library", "test_no_entry", "test_wrong_abi", "test_duplicate_within",
                           "test_declining", "test_nameless"}) {
