@@ -885,7 +885,11 @@ class Validator {
         }
         return true;
       }
-      case ExprKind::kCast: return ExpectOperands(e, 1, what);
+      case ExprKind::kCast:
+        // One form per kernel: the IR folds a cast to its operand's own dtype away, so its text
+        // cannot write one either.
+        return ExpectOperands(e, 1, what) && ExpectType(what + " (cast) result", e.dtype,
+                                                         e.dtype != ExprType(e.operands[0]), "another dtype than its operand's");
       case ExprKind::kIntrinsic: {
         if (static_cast<int>(e.intrinsic) >= kNumIntrinsics) return Fail(what + " has an invalid intrinsic");
         std::string fn_what = what + " (" + IntrinsicName(e.intrinsic) + ")";

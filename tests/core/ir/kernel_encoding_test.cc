@@ -430,6 +430,18 @@ const Mutation kMutations[] = {
        k.exprs.push_back(exp);
      },
      "(exp): expected float arguments but found int64"},
+    // Found by fuzzing (kernel_format): the IR folds such a cast away, so the kernel converted to
+    // IR printed and parsed back to another kernel.
+    {"CastToItsOwnDType",
+     [](kf::Kernel& k) {
+       int32_t var = FirstExpr(k, kf::ExprKind::kVar);
+       kf::Expr cast;
+       cast.kind = kf::ExprKind::kCast;
+       cast.dtype = k.exprs[var].dtype;
+       cast.operands = {var};
+       k.exprs.push_back(cast);
+     },
+     "(cast) result: expected another dtype than its operand's but found"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Mutations, KernelFormatInvariants, testing::ValuesIn(kMutations),
