@@ -442,6 +442,16 @@ const Mutation kMutations[] = {
        k.exprs.push_back(cast);
      },
      "(cast) result: expected another dtype than its operand's but found"},
+    // Found by fuzzing (kernel_format): the kernel's text form could not write the immediate.
+    {"Float32ImmediateOutOfRange",
+     [](kf::Kernel& k) {
+       kf::Expr imm;
+       imm.kind = kf::ExprKind::kFloatImm;
+       imm.dtype = kf::DType::kFloat32;
+       imm.float_value = 2e80;
+       k.exprs.push_back(imm);
+     },
+     "is out of range for float32"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Mutations, KernelFormatInvariants, testing::ValuesIn(kMutations),
