@@ -25,6 +25,10 @@ packages=(
   libgtest-dev          # GoogleTest headers and libraries
   googletest            # GoogleTest/GoogleMock sources and CMake package files
   libbenchmark-dev      # Google Benchmark: kernel and training-step benchmarks
+  # --- Fuzzing (scripts/fuzz.sh: a separate clang build, docs/fuzzing.md)
+  clang-14              # clang: libFuzzer needs it (GCC has no -fsanitize=fuzzer)
+  libclang-rt-14-dev    # clang's runtimes: libFuzzer, AddressSanitizer, UndefinedBehaviorSanitizer
+  llvm-14               # llvm-symbolizer-14: function names and lines in sanitizer reports
   # --- Coming issues (installed now so that the set-up commands stay the same)
   llvm-16-dev           # LLVM 16: the CPU backend's code generation
   libzstd-dev           # needed by LLVM 16's CMake package (it fails to load without it)

@@ -1,11 +1,14 @@
-// IDX files (idx.h): zlib reads plain and gzip files alike; the header is checked against the
-// data it announces.
+// IDX files (idx.h): gzip data is inflated in memory with zlib; the header is checked against
+// the data it announces.
 #include "idx.h"
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <memory>
 
 #include "rxt/support/error.h"
@@ -66,36 +69,57 @@ IdxArray ParseIdx(const std::vector<uint8_t>& bytes, const std::string& source) 
   return array;
 }
 
+std::vector<uint8_t> GunzipIfCompressed(std::vector<uint8_t> bytes, const std::string& source) {
+  if (bytes.size() < 2 || bytes[0] != 0x1f || bytes[1] != 0x8b) return bytes;  // plain: as it is
+  auto corrupt = [&](const char* why) { Throw(ErrorCode::kDataLoss, source, ": corrupt gzip data (", why, ")"); };
+  z_stream stream{};
+  if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) Throw(ErrorCode::kInternal, source, ": zlib cannot start");
+  std::unique_ptr<z_stream, int (*)(z_streamp)> ender(&stream, inflateEnd);
+  stream.next_in = bytes.data();
+  size_t unread = bytes.size();  // not yet handed to zlib, whose counts are 32-bit
+  std::vector<uint8_t> out;
+  size_t produced = 0;
+  while (true) {
+    if (produced == out.size()) {
+      if (out.size() > static_cast<size_t>(kMaxElements) + 64) {
+        Throw(ErrorCode::kDataLoss, source, ": larger than any IDX file rxt reads (4 GiB)");
+      }
+      out.resize(std::min(std::max<size_t>(out.size() * 2, 1 << 16), static_cast<size_t>(kMaxElements) + 65));
+    }
+    if (stream.avail_in == 0) {
+      stream.avail_in = static_cast<uInt>(std::min<size_t>(unread, UINT32_MAX));
+      unread -= stream.avail_in;
+    }
+    stream.next_out = out.data() + produced;
+    stream.avail_out = static_cast<uInt>(std::min<size_t>(out.size() - produced, UINT32_MAX));
+    int rc = inflate(&stream, Z_NO_FLUSH);
+    produced = static_cast<size_t>(stream.next_out - out.data());
+    if (rc == Z_STREAM_END) {
+      size_t rest = stream.avail_in + unread;
+      if (rest == 0) break;
+      // Another gzip member follows (as gzip itself writes when appending), or garbage.
+      if (rest < 2 || stream.next_in[0] != 0x1f || stream.next_in[1] != 0x8b) {
+        Throw(ErrorCode::kDataLoss, source, ": corrupt gzip data (", rest, " bytes after the end of the gzip stream)");
+      }
+      inflateReset(&stream);
+    } else if (rc == Z_BUF_ERROR) {
+      corrupt("unexpected end of file");  // no progress with room to write: the input is used up
+    } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+      corrupt(stream.msg != nullptr ? stream.msg : zError(rc));
+    }
+  }
+  out.resize(produced);
+  return out;
+}
+
 IdxArray ReadIdxFile(const std::string& path) {
-  gzFile file = gzopen(path.c_str(), "rb");
-  if (file == nullptr) {
+  errno = 0;
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
     Throw(ErrorCode::kNotFound, "cannot read '", path, "': ", errno != 0 ? std::strerror(errno) : "cannot open");
   }
-  std::unique_ptr<gzFile_s, int (*)(gzFile)> closer(file, gzclose);
-  std::vector<uint8_t> bytes;
-  constexpr size_t kChunk = 1 << 20;
-  while (true) {
-    size_t old_size = bytes.size();
-    bytes.resize(old_size + kChunk);
-    int n = gzread(file, bytes.data() + old_size, static_cast<unsigned>(kChunk));
-    if (n < 0) {
-      int code = 0;
-      const char* message = gzerror(file, &code);
-      Throw(ErrorCode::kDataLoss, path, ": corrupt gzip data (", message != nullptr ? message : "zlib error", ")");
-    }
-    bytes.resize(old_size + static_cast<size_t>(n));
-    if (n == 0) break;
-    if (bytes.size() > static_cast<size_t>(kMaxElements) + 64) {
-      Throw(ErrorCode::kDataLoss, path, ": larger than any IDX file rxt reads (4 GiB)");
-    }
-  }
-  // A gzip stream cut short reads as a clean end of file; zlib reports it only here.
-  int code = 0;
-  const char* message = gzerror(file, &code);
-  if (code != Z_OK && code != Z_STREAM_END) {
-    Throw(ErrorCode::kDataLoss, path, ": corrupt gzip data (", message != nullptr ? message : "zlib error", ")");
-  }
-  return ParseIdx(bytes, path);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  return ParseIdx(GunzipIfCompressed(std::move(bytes), path), path);
 }
 
 }  // namespace rxt::cli

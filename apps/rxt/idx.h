@@ -22,8 +22,14 @@ struct IdxArray {
 /// size that does not match the dims (truncated or with trailing bytes).
 IdxArray ParseIdx(const std::vector<uint8_t>& bytes, const std::string& source);
 
+/// The bytes of a file as stored, decompressed if they are gzip (they start with gzip's magic
+/// bytes 1f 8b; one or more gzip members), else unchanged; |source| names them in errors.
+/// kDataLoss for a corrupt or truncated gzip stream, bytes after its end that are not another
+/// gzip member, or more than an IDX file rxt reads (4 GiB).
+std::vector<uint8_t> GunzipIfCompressed(std::vector<uint8_t> bytes, const std::string& source);
+
 /// Reads |path|, decompressing it if it is gzip-compressed. kNotFound if it cannot be opened,
-/// kDataLoss for a corrupt gzip stream and as ParseIdx.
+/// kDataLoss as GunzipIfCompressed and ParseIdx.
 IdxArray ReadIdxFile(const std::string& path);
 
 }  // namespace rxt::cli

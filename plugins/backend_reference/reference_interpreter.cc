@@ -215,6 +215,21 @@ auto ForDType(kf::DType t, Make make) {
 
 }  // namespace
 
+// Defined before ChooseEval takes their addresses: clang 14 (the fuzz build) does not
+// instantiate them otherwise.
+template <kf::DType T>
+Value ReferenceInterpreter::EvalArithmetic(const ReferenceInterpreter& self, const PreparedExpr& e,
+                                           const Frame& frame) {
+  Value a = self.Eval(e.operands[0], frame);
+  Value b = self.Eval(e.operands[1], frame);
+  return ApplyBinary(e.binary_op, T, a, b);
+}
+
+template <kf::DType T>
+Value ReferenceInterpreter::EvalLoad(const ReferenceInterpreter& self, const PreparedExpr& e, const Frame& frame) {
+  return LoadScalar(T, self.Address(e.slot, e.indices, frame, "load from"));
+}
+
 ReferenceInterpreter::EvalFn ReferenceInterpreter::ChooseEval(const kf::Expr& e, kf::DType operand_dtype) {
   switch (e.kind) {
     case ExprKind::kIntImm:
@@ -267,19 +282,6 @@ Value ReferenceInterpreter::EvalIntrinsic(const ReferenceInterpreter& self, cons
   Value args[2] = {self.Eval(e.operands[0], frame), IntValue(0)};
   if (e.operands[1] >= 0) args[1] = self.Eval(e.operands[1], frame);
   return ApplyIntrinsic(e.intrinsic, e.operand_dtype, args);
-}
-
-template <kf::DType T>
-Value ReferenceInterpreter::EvalArithmetic(const ReferenceInterpreter& self, const PreparedExpr& e,
-                                           const Frame& frame) {
-  Value a = self.Eval(e.operands[0], frame);
-  Value b = self.Eval(e.operands[1], frame);
-  return ApplyBinary(e.binary_op, T, a, b);
-}
-
-template <kf::DType T>
-Value ReferenceInterpreter::EvalLoad(const ReferenceInterpreter& self, const PreparedExpr& e, const Frame& frame) {
-  return LoadScalar(T, self.Address(e.slot, e.indices, frame, "load from"));
 }
 
 // The usual case, kept free of calls: every index is a variable.

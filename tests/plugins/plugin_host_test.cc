@@ -185,6 +185,50 @@ TEST_F(PluginHostTest, ADescriptorWithoutANameIsRejected) {
   ExpectLoadError(Bad("test_nameless"), ErrorCode::kInvalidArgument, "descriptor without a name");
 }
 
+// A plugin linked into the program goes through the same checks as one loaded from a file.
+const rxt_plugin_item_t kLinkedLosses[] = {{sizeof(rxt_plugin_item_t), "linked_l1", "L1.", nullptr, nullptr}};
+const rxt_plugin_descriptor_t kLinked = {sizeof(rxt_plugin_descriptor_t), RXT_PLUGIN_ABI_VERSION, "linked", "1.0", nullptr,
+                                         nullptr, 0, kLinkedLosses, 1, nullptr, 0, nullptr, 0};
+const rxt_plugin_descriptor_t* LinkedEntry(uint32_t, const rxt_host_api_t*) { return &kLinked; }
+const rxt_plugin_descriptor_t* TooSmallEntry(uint32_t, const rxt_host_api_t*) {
+  static rxt_plugin_descriptor_t small = kLinked;
+  small.struct_size = offsetof(rxt_plugin_descriptor_t, num_losses);
+  return &small;
+}
+
+TEST_F(PluginHostTest, ALinkedPluginIsCheckedAndRegisteredLikeALoadedOne) {
+  PluginInfo info = host_.LoadLinked("linked_plugin", &LinkedEntry);
+  EXPECT_EQ(info.name, "linked");
+  EXPECT_EQ(info.path, "linked_plugin");
+  ASSERT_TRUE(host_.Find(PluginItemKind::kLoss, "linked_l1").has_value());
+  EXPECT_EQ(host_.LoadLinked("linked_plugin", &LinkedEntry).name, "linked");  // once only
+  try {
+    host_.LoadLinked("linked_again", &LinkedEntry);
+    FAIL() << "a plugin name was loaded twice";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kAlreadyExists) << e.what();
+  }
+  try {
+    host_.LoadLinked("too_small", &TooSmallEntry);
+    FAIL() << "a descriptor without room for its lists was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument) << e.what();
+    EXPECT_NE(std::string(e.what()).find("plugin too_small: returned a descriptor of"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(host_.Plugins().size(), 1u);
+}
+
+// Found by fuzzing (plugin_descriptor, UBSan): the host read a level outside the enum's
+// values as the enum, which C++ leaves undefined (and may optimize the range check away).
+TEST_F(PluginHostTest, ALogLevelOutOfRangeIsLoggedAsAnError) {
+  EXPECT_THROW(host_.Load(Bad("test_declining")), Error);
+  ASSERT_EQ(log_->size(), 3u);
+  EXPECT_EQ((*log_)[0].level, RXT_LOG_ERROR);
+  EXPECT_EQ((*log_)[0].message, "level 7");
+  EXPECT_EQ((*log_)[1].level, RXT_LOG_ERROR);
+  EXPECT_EQ((*log_)[2].level, RXT_LOG_INFO);
+}
+
 TEST_F(PluginHostTest, TheHostKeepsWorkingAfterEveryKindOfFailure) {
   for (const char* bad : {"not_a_library", "test_no_entry", "test_wrong_abi", "test_duplicate_within",
                           "test_declining", "test_nameless"}) {

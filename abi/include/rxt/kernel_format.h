@@ -240,6 +240,14 @@ inline bool IsInt(DType t) {
 }
 /// A type that data may have (everything but kUnknown).
 inline bool IsDataDType(DType t) { return IsFloat(t) || IsInt(t) || t == DType::kBool; }
+/// Whether a float immediate of dtype |t| (a float dtype) may hold |value|: NaN, an infinity or
+/// a finite value no larger than the dtype's largest (the IR text cannot write others).
+inline bool FitsFloatDType(DType t, double value) {
+  if (value != value || value - value != 0) return true;  // NaN, or an infinity
+  double max = t == DType::kFloat16 ? 65504.0 : t == DType::kBFloat16 ? 3.3895313892515355e38
+             : t == DType::kFloat32 ? 3.4028234663852886e38 : 1.7976931348623157e308;
+  return value <= max && value >= -max;
+}
 
 inline const char* BinaryOpName(BinaryOp op) {
   static const char* const kNames[kNumBinaryOps] = {"+", "-", "*", "/", "floordiv", "floormod", "min", "max",
@@ -852,7 +860,11 @@ class Validator {
         }
         return ExpectType(what, e.dtype, IsInt(e.dtype), "an integer or bool immediate");
       case ExprKind::kFloatImm:
-        return ExpectOperands(e, 0, what) && ExpectType(what, e.dtype, IsFloat(e.dtype), "a float immediate");
+        if (!ExpectOperands(e, 0, what) || !ExpectType(what, e.dtype, IsFloat(e.dtype), "a float immediate")) return false;
+        if (!FitsFloatDType(e.dtype, e.float_value)) {
+          return Fail(what + ": " + std::to_string(e.float_value) + " is out of range for " + DTypeName(e.dtype));
+        }
+        return true;
       case ExprKind::kVar:
         if (!ExpectOperands(e, 0, what)) return false;
         if (!ValidVar(e.var)) return Fail(what + ": variable " + std::to_string(e.var) + " does not exist");
@@ -885,7 +897,11 @@ class Validator {
         }
         return true;
       }
-      case ExprKind::kCast: return ExpectOperands(e, 1, what);
+      case ExprKind::kCast:
+        // One form per kernel: the IR folds a cast to its operand's own dtype away, so its text
+        // cannot write one either.
+        return ExpectOperands(e, 1, what) && ExpectType(what + " (cast) result", e.dtype,
+                                                         e.dtype != ExprType(e.operands[0]), "another dtype than its operand's");
       case ExprKind::kIntrinsic: {
         if (static_cast<int>(e.intrinsic) >= kNumIntrinsics) return Fail(what + " has an invalid intrinsic");
         std::string fn_what = what + " (" + IntrinsicName(e.intrinsic) + ")";

@@ -1,6 +1,7 @@
 // The host API table handed to plugins: C functions that forward to the plugin's record.
 // Nothing thrown may escape into plugin code, so every function here is noexcept.
 #include <algorithm>
+#include <cstring>
 
 #include "plugin_record.h"
 #include "rxt/runtime/extern.h"
@@ -9,11 +10,17 @@
 namespace rxt::plugin_detail {
 namespace {
 
-void Log(rxt_host_t* host, rxt_log_level_t level, const char* message) noexcept {
+void Log(rxt_host_t* host, rxt_log_level_t raw_level, const char* message) noexcept {
   if (host == nullptr || message == nullptr) return;
   try {
     PluginRecord& record = *host->record;
-    if (level < RXT_LOG_DEBUG || level > RXT_LOG_ERROR) level = RXT_LOG_ERROR;
+    // A plugin in C may pass any number. Read it as an int: in C++ an enum value outside
+    // 0..3 is undefined behaviour, and the range check could be optimized away.
+    int number = 0;
+    static_assert(sizeof number == sizeof raw_level);
+    std::memcpy(&number, &raw_level, sizeof number);
+    rxt_log_level_t level = number < RXT_LOG_DEBUG || number > RXT_LOG_ERROR ? RXT_LOG_ERROR
+                                                                             : static_cast<rxt_log_level_t>(number);
     if (record.registering) record.last_log = message;
     const std::string& who = record.info.name.empty() ? record.log_name : record.info.name;
     if (record.sink) record.sink(level, who, message);

@@ -125,6 +125,24 @@ PluginInfo PluginHost::Load(const std::string& path) {
 
   std::shared_ptr<PluginRecord> record = Open(absolute);
   record->info.path = absolute;
+  return Negotiate(record);
+}
+
+PluginInfo PluginHost::LoadLinked(const std::string& name, rxt_plugin_entry_fn_t entry) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& loaded : plugins_) {
+    if (loaded->path == name) return loaded->info;
+  }
+  auto record = std::make_shared<PluginRecord>();
+  record->path = record->log_name = record->info.path = name;
+  record->entry = entry;
+  record->sink = sink_;
+  plugin_detail::InitHostApi(*record);
+  return Negotiate(record);
+}
+
+PluginInfo PluginHost::Negotiate(const std::shared_ptr<PluginRecord>& record) {
+  const std::string& absolute = record->info.path;
   record->owner_of = [this](PluginItemKind kind, const std::string& name) -> std::string {
     for (const PluginItem& item : items_[KindIndex(kind)]) {
       if (item.name == name) return "'" + item.plugin + "'";

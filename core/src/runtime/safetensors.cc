@@ -80,7 +80,12 @@ std::vector<uint8_t> SerializeSafetensors(const TensorFile& file) {
     offset += bytes;
   }
   if (!file.metadata.empty()) header["__metadata__"] = file.metadata;
-  std::string text = header.dump();
+  std::string text;
+  try {
+    text = header.dump();
+  } catch (const json::exception&) {  // JSON strings are UTF-8; names and metadata are ours to check
+    Throw(ErrorCode::kInvalidArgument, "safetensors: tensor names and metadata must be valid UTF-8");
+  }
   text.append((kAlignment - text.size() % kAlignment) % kAlignment, ' ');
   std::vector<uint8_t> out(8 + text.size() + offset);
   uint64_t n = text.size();

@@ -159,6 +159,18 @@ void ExpectEncodeError(const KernelFunction& kernel, const std::string& fragment
   }
 }
 
+// Found by fuzzing (kernel_format): a buffer named "inf_" printed as it is, and the parser read
+// the name as a special float ("unknown special float").
+TEST(KernelEncoding, NamesThatReadAsSpecialFloatsAreRenamedInText) {
+  kf::Kernel k = ToPortableKernel(ParseKernel(MyModule(), "relu0"), "relu0");
+  k.buffers[0].name = "inf_";
+  k.buffers[1].name = "nan_x";
+  KernelFunction ir = FromPortableKernel(k);
+  std::string text = PrintKernel(ir, "k");
+  EXPECT_EQ(text.find("inf_["), std::string::npos) << text;
+  EXPECT_TRUE(StructuralEqual(ir, ParseModule(text).GetKernel("k"))) << text;
+}
+
 TEST(KernelEncoding, RefusesKernelsTheFormatCannotHold) {
   Buffer a = MakeBuffer("A", DType::kFloat32, {IntImm(4)});
   PrimVar i = MakePrimVar("i");
@@ -430,6 +442,28 @@ const Mutation kMutations[] = {
        k.exprs.push_back(exp);
      },
      "(exp): expected float arguments but found int64"},
+    // Found by fuzzing (kernel_format): the IR folds such a cast away, so the kernel converted to
+    // IR printed and parsed back to another kernel.
+    {"CastToItsOwnDType",
+     [](kf::Kernel& k) {
+       int32_t var = FirstExpr(k, kf::ExprKind::kVar);
+       kf::Expr cast;
+       cast.kind = kf::ExprKind::kCast;
+       cast.dtype = k.exprs[var].dtype;
+       cast.operands = {var};
+       k.exprs.push_back(cast);
+     },
+     "(cast) result: expected another dtype than its operand's but found"},
+    // Found by fuzzing (kernel_format): the kernel's text form could not write the immediate.
+    {"Float32ImmediateOutOfRange",
+     [](kf::Kernel& k) {
+       kf::Expr imm;
+       imm.kind = kf::ExprKind::kFloatImm;
+       imm.dtype = kf::DType::kFloat32;
+       imm.float_value = 2e80;
+       k.exprs.push_back(imm);
+     },
+     "is out of range for float32"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Mutations, KernelFormatInvariants, testing::ValuesIn(kMutations),

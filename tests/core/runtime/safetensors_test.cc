@@ -139,6 +139,21 @@ TEST(Safetensors, RefusesBadNamesWhenWriting) {
   EXPECT_THROW(SerializeSafetensors(reserved), Error);
 }
 
+// Found by fuzzing (its seed writer): JSON's type_error escaped instead of an rxt::Error.
+TEST(Safetensors, RefusesNamesAndMetadataThatAreNotUtf8) {
+  TensorFile name{{{"w\xff", Tensor::Empty({1}, DType::kFloat32)}}, {}};
+  TensorFile metadata{{}, {{"note", "\xfe\xff"}}};
+  for (const TensorFile& file : {name, metadata}) {
+    try {
+      SerializeSafetensors(file);
+      ADD_FAILURE() << "non-UTF-8 text was written";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+      EXPECT_STREQ(e.what(), "safetensors: tensor names and metadata must be valid UTF-8");
+    }
+  }
+}
+
 TEST(Safetensors, SavesAtomicallyAndKeepsTheOldFileOnFailure) {
   fs::path dir = fs::temp_directory_path() / ("rxt_safetensors_" + std::to_string(getpid()));
   fs::create_directories(dir);

@@ -82,6 +82,12 @@ class PluginHost {
   /// plugin stays registered and the host works as before.
   PluginInfo Load(const std::string& path);
 
+  /// Registers a plugin linked into the program, which has no library to open: calls |entry|
+  /// and checks what it returns exactly as Load does for a library's entry point (the fuzz
+  /// target tests/fuzz/plugin_descriptor.cc hands it descriptors this way). |name| stands for
+  /// the file in messages and in PluginInfo::path; a second call with it returns the first's info.
+  PluginInfo LoadLinked(const std::string& name, rxt_plugin_entry_fn_t entry);
+
   /// Loads every "*.so" file of every directory of SearchPath() (missing directories are
   /// skipped), in directory order then file name order. Returns the failures; the plugins
   /// that loaded stay loaded.
@@ -103,6 +109,8 @@ class PluginHost {
 
  private:
   std::shared_ptr<plugin_detail::PluginRecord> Open(const std::string& path) const;
+  /// Calls the record's entry point, checks the descriptor and registers it (mutex_ held).
+  PluginInfo Negotiate(const std::shared_ptr<plugin_detail::PluginRecord>& record);
   void Register(const std::shared_ptr<plugin_detail::PluginRecord>& record);
 
   mutable std::mutex mutex_;  // loading is serialized; the entry point runs under it
