@@ -7,6 +7,7 @@
 // JSON alone (deep inside a checkpoint's header, byte mutations rarely reach it well-formed).
 // A restore either changes nothing (an rxt::Error) or makes the trainer hold exactly the file's
 // tensors; a history that reads writes back to JSON that reads to the same history.
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -17,6 +18,7 @@
 #include "rxt/runtime/safetensors.h"
 #include "rxt/train/trainer.h"
 #include "train_checkpoints.h"
+#include "train_options.h"
 #include "training_metrics.h"
 
 namespace {
@@ -94,17 +96,20 @@ void CheckRestore(const rxt::TensorFile& file) {
   for (const auto& [key, value] : user) FUZZ_CHECK(key.rfind("rxt.", 0) != 0, "reserved key '" + key + "' returned");
 }
 
+// A number of a history: equal, or both NaN (a diverged loss is written as null).
+bool Same(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
+
 bool SameHistory(const rxt::cli::TrainingHistory& a, const rxt::cli::TrainingHistory& b) {
   if (a.epochs.size() != b.epochs.size() || a.curve.size() != b.curve.size()) return false;
   for (size_t i = 0; i < a.epochs.size(); ++i) {
     const auto &x = a.epochs[i], &y = b.epochs[i];
-    if (x.epoch != y.epoch || x.loss != y.loss || x.test_accuracy != y.test_accuracy || x.seconds != y.seconds ||
-        x.steps_per_second != y.steps_per_second) {
+    if (x.epoch != y.epoch || !Same(x.loss, y.loss) || !Same(x.test_accuracy, y.test_accuracy) ||
+        !Same(x.seconds, y.seconds) || !Same(x.steps_per_second, y.steps_per_second)) {
       return false;
     }
   }
   for (size_t i = 0; i < a.curve.size(); ++i) {
-    if (a.curve[i].epoch != b.curve[i].epoch || a.curve[i].loss != b.curve[i].loss) return false;
+    if (!Same(a.curve[i].epoch, b.curve[i].epoch) || !Same(a.curve[i].loss, b.curve[i].loss)) return false;
   }
   return true;
 }
@@ -115,7 +120,7 @@ void CheckHistory(const rxt::cli::TrainingHistory& history) {
   std::string json = rxt::cli::HistoryJson(history);
   rxt::cli::TrainingHistory again;
   try {
-    again = rxt::cli::ParseHistoryJson(json, "written");
+    again = rxt::cli::ParseHistoryJson(json, "written", rxt::cli::kMaxEpochs);
   } catch (const rxt::Error& e) {
     FUZZ_CHECK(false, std::string("a history written back does not read: ") + e.what() + "\n" + json);
   }
@@ -130,7 +135,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (data[0] % 2 == 1) {
     rxt::cli::TrainingHistory history;
     try {
-      history = rxt::cli::ParseHistoryJson(std::string(reinterpret_cast<const char*>(data) + 1, size - 1), "fuzz");
+      history = rxt::cli::ParseHistoryJson(std::string(reinterpret_cast<const char*>(data) + 1, size - 1), "fuzz",
+                                           rxt::cli::kMaxEpochs);
     } catch (const rxt::Error&) {
       return 0;
     }
