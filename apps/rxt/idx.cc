@@ -11,6 +11,7 @@
 #include <iterator>
 #include <memory>
 
+#include "rxt/runtime/memory_limit.h"
 #include "rxt/support/error.h"
 
 namespace rxt::cli {
@@ -83,6 +84,10 @@ std::vector<uint8_t> GunzipIfCompressed(std::vector<uint8_t> bytes, const std::s
     if (produced == out.size()) {
       if (out.size() > static_cast<size_t>(kMaxElements) + 64) {
         Throw(ErrorCode::kDataLoss, source, ": larger than any IDX file rxt reads (4 GiB)");
+      }
+      // A small file may inflate to gigabytes: the output counts against the memory limit.
+      if (static_cast<int64_t>(out.size()) >= MemoryLimit()) {
+        CheckMemoryLimit(static_cast<int64_t>(out.size()) + 1, source + ": the decompressed data");
       }
       out.resize(std::min(std::max<size_t>(out.size() * 2, 1 << 16), static_cast<size_t>(kMaxElements) + 65));
     }

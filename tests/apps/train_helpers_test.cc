@@ -14,6 +14,7 @@
 #include "progress.h"
 #include "rxt/ir/equality.h"
 #include "rxt/ir/parser.h"
+#include "rxt/runtime/memory_limit.h"
 #include "rxt/support/error.h"
 #include "seed_mlp.h"
 #include "test_util/test_files.h"
@@ -151,6 +152,23 @@ TEST(Idx, GunzipsInMemory) {
   EXPECT_EQ(GunzipError(trailing), "f.gz: corrupt gzip data (3 bytes after the end of the gzip stream)");
   std::vector<uint8_t> garbage = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3, 4, 5, 6};
   EXPECT_NE(GunzipError(garbage).find("f.gz: corrupt gzip data ("), std::string::npos);
+}
+
+// Issue 11, class 5: a gzip bomb (1 MiB of zeros in ~1 KB) counts against the memory limit.
+TEST(Idx, DecompressionStopsAtTheMemoryLimit) {
+  std::vector<uint8_t> zeros(1 << 20, 0);
+  std::vector<uint8_t> gz = GzipMember(zeros);
+  ASSERT_LT(gz.size(), 4096u);
+  SetMemoryLimit(256 << 10);
+  try {
+    GunzipIfCompressed(gz, "bomb.gz");
+    ADD_FAILURE() << "inflated past the memory limit";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kResourceExhausted);
+    EXPECT_EQ(std::string(e.what()).rfind("bomb.gz: the decompressed data needs ", 0), 0u) << e.what();
+  }
+  SetMemoryLimit(0);
+  EXPECT_EQ(GunzipIfCompressed(gz, "bomb.gz"), zeros);
 }
 
 TrainingHistory SampleHistory() {
