@@ -24,13 +24,10 @@ constexpr DType kAllDTypes[] = {DType::kFloat16, DType::kBFloat16, DType::kFloat
                                 DType::kInt8,    DType::kInt16,    DType::kInt32,   DType::kInt64,
                                 DType::kUInt8,   DType::kBool};
 
-// "inf_f32", "nan_bf16": the special float spellings of scalar expressions.
-bool IsSpecialFloatWord(std::string_view word) {
-  for (std::string_view prefix : {"inf_", "nan_"}) {
-    if (word.substr(0, prefix.size()) == prefix) return ParseDType(word.substr(prefix.size())).has_value();
-  }
-  return false;
-}
+// "inf_f32", "nan_bf16": the special float spellings of scalar expressions. The parser reads
+// every word starting "inf_" or "nan_" there as one (an unknown suffix is an error), so no bare
+// name may start so.
+bool IsSpecialFloatWord(std::string_view word) { return word.substr(0, 4) == "inf_" || word.substr(0, 4) == "nan_"; }
 
 template <typename Float>
 std::string FormatShortest(Float value) {
@@ -134,6 +131,8 @@ std::string SanitizeName(std::string_view hint, bool bare) {
   for (char c : hint) name += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
   if (name.empty()) return "v";
   if (bare && std::isdigit(static_cast<unsigned char>(name[0]))) name = "v" + name;
+  // No suffix makes "inf_x" a name (it reads as a special float): a prefix does.
+  if (bare && IsSpecialFloatWord(name)) name = "v" + name;
   return name;
 }
 

@@ -25,7 +25,7 @@ bool IsBareName(std::string_view name);
 bool IsDottedName(std::string_view name);
 
 /// A printable stand-in for |hint|: characters outside [A-Za-z0-9_] become '_'; an empty
-/// hint becomes "v"; with |bare|, a leading digit gets a "v" prefix.
+/// hint becomes "v"; with |bare|, a leading digit or "inf_" / "nan_" gets a "v" prefix.
 std::string SanitizeName(std::string_view hint, bool bare);
 
 /// "text" with \" \\ \n \t \r and \xHH escapes.

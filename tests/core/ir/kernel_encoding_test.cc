@@ -159,6 +159,18 @@ void ExpectEncodeError(const KernelFunction& kernel, const std::string& fragment
   }
 }
 
+// Found by fuzzing (kernel_format): a buffer named "inf_" printed as it is, and the parser read
+// the name as a special float ("unknown special float").
+TEST(KernelEncoding, NamesThatReadAsSpecialFloatsAreRenamedInText) {
+  kf::Kernel k = ToPortableKernel(ParseKernel(MyModule(), "relu0"), "relu0");
+  k.buffers[0].name = "inf_";
+  k.buffers[1].name = "nan_x";
+  KernelFunction ir = FromPortableKernel(k);
+  std::string text = PrintKernel(ir, "k");
+  EXPECT_NE(text.find("max(vinf_[vi, vj]"), std::string::npos) << text;
+  EXPECT_TRUE(StructuralEqual(ir, ParseModule(text).GetKernel("k"))) << text;
+}
+
 TEST(KernelEncoding, RefusesKernelsTheFormatCannotHold) {
   Buffer a = MakeBuffer("A", DType::kFloat32, {IntImm(4)});
   PrimVar i = MakePrimVar("i");
