@@ -140,7 +140,8 @@ std::string PlotSvg(const TrainingHistory& history, const std::string& title) {
   }
   double last_epoch = history.epochs.empty() ? 1 : history.epochs.back().epoch;
   for (const Point& p : curve) last_epoch = std::max(last_epoch, p.x);
-  Axis x = NiceAxis(0, std::max(1.0, last_epoch), std::min(10, std::max(2, static_cast<int>(last_epoch))));
+  // Clamped before the conversion: a history read from a checkpoint may hold any epoch number.
+  Axis x = NiceAxis(0, std::max(1.0, last_epoch), static_cast<int>(std::clamp(last_epoch, 2.0, 10.0)));
 
   double loss_hi = 0;
   for (const Point& p : curve) loss_hi = std::max(loss_hi, p.y);

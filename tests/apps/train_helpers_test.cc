@@ -206,6 +206,11 @@ TEST(TrainingMetrics, PlotIsAnSvgWithBothCharts) {
   diverged.epochs[1].loss = NAN;
   diverged.curve[3].loss = INFINITY;
   EXPECT_EQ(PlotSvg(diverged, "t").find("nan"), std::string::npos);
+  // Found by fuzzing (checkpoint, UBSan): an epoch past int's range, from a checkpoint's
+  // history, was converted to int (undefined; the sanitizer build reports it).
+  TrainingHistory far = SampleHistory();
+  far.curve[2].epoch = 1e26;
+  EXPECT_NE(PlotSvg(far, "t").find("</svg>"), std::string::npos);
 }
 
 TEST(TrainingMetrics, FilesAreWrittenAndAPngIsRefused) {
