@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -461,6 +462,17 @@ const Mutation kMutations[] = {
        imm.kind = kf::ExprKind::kFloatImm;
        imm.dtype = kf::DType::kFloat32;
        imm.float_value = 2e80;
+       k.exprs.push_back(imm);
+     },
+     "is out of range for float32"},
+    // Found by fuzzing (kernel_format): the text writes NaN as nan_f32 or -nan_f32, without payload.
+    {"NaNWithAPayload",
+     [](kf::Kernel& k) {
+       kf::Expr imm;
+       imm.kind = kf::ExprKind::kFloatImm;
+       imm.dtype = kf::DType::kFloat32;
+       uint64_t bits = 0xfff6000000000000ull;  // a signalling NaN, negative
+       std::memcpy(&imm.float_value, &bits, sizeof bits);
        k.exprs.push_back(imm);
      },
      "is out of range for float32"},
