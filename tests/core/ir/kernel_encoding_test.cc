@@ -172,6 +172,32 @@ TEST(KernelEncoding, NamesThatReadAsSpecialFloatsAreRenamedInText) {
   EXPECT_TRUE(StructuralEqual(ir, ParseModule(text).GetKernel("k"))) << text;
 }
 
+// Found by fuzzing (kernel_format): a decoded `v3 * 1` stayed a multiplication in the IR, printed
+// as such, and parsed back (through the IR's builders) as `v3`: another kernel.
+TEST(KernelEncoding, DecodedArithmeticIsBuiltAsTheIRBuildsIt) {
+  kf::Kernel k = ToPortableKernel(ParseKernel(R"(
+kernel @every_other(A: Buffer((4, 8), float32), B: Buffer((4, 4), float32)) {
+  for i in range(4) {
+    for j in range(4) {
+      B[i, j] = A[i, j * 2]
+    }
+  }
+})", "every_other"), "every_other");
+  bool changed = false;
+  for (kf::Expr& e : k.exprs) {
+    if (e.kind == kf::ExprKind::kBinary && e.binary_op == kf::BinaryOp::kMul) {
+      k.exprs[e.operands[1]].int_value = 1;  // j * 2 becomes j * 1, as the fuzzer changed it
+      changed = true;
+    }
+  }
+  ASSERT_TRUE(changed);
+  ASSERT_EQ(kf::ValidateKernel(k), "");
+  KernelFunction ir = FromPortableKernel(k);
+  std::string text = PrintKernel(ir, "k");
+  EXPECT_NE(text.find("B[i, j] = A[i, j]"), std::string::npos) << text;
+  EXPECT_TRUE(StructuralEqual(ir, ParseModule(text).GetKernel("k"))) << text;
+}
+
 TEST(KernelEncoding, RefusesKernelsTheFormatCannotHold) {
   Buffer a = MakeBuffer("A", DType::kFloat32, {IntImm(4)});
   PrimVar i = MakePrimVar("i");
