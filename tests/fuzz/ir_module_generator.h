@@ -13,9 +13,9 @@
 namespace rxt::fuzz {
 
 struct ModuleLimits {
-  int max_functions = 300;
+  int max_functions = 2000;
   int max_bindings = 4000;     // in the whole module
-  int max_tuple_depth = 64;    // below the parser's 256 levels of nesting
+  int max_tuple_depth = 200;   // below the parser's 256 levels of nesting
   int max_shared_chain = 64;   // %a_i = add(%a_{i-1}, %a_{i-1}), i up to this
 };
 

@@ -196,17 +196,32 @@ void Checkpoints() {
 }
 
 // Targets whose input is a description drawn byte by byte (FuzzInput): deterministic
-// pseudo-random bytes of a few sizes, from which fuzzing finds its way.
-void RandomSeeds(const std::string& target, int count) {
+// pseudo-random bytes of a few sizes, from which fuzzing finds its way. |keep| picks which of
+// the first ten to write (ir_structured keeps those that build in well under a second).
+void RandomSeeds(const std::string& target, const std::vector<int>& keep) {
   uint64_t state = 0x9e3779b97f4a7c15ull;
-  for (int i = 0; i < count; ++i) {
+  for (int i = 0; i < 10; ++i) {
     std::vector<uint8_t> bytes(16u << (i % 5));
     for (uint8_t& b : bytes) {
       state = state * 6364136223846793005ull + 1442695040888963407ull;
       b = static_cast<uint8_t>(state >> 56);
     }
-    Write(target, "random_" + std::to_string(i), bytes);
+    if (std::find(keep.begin(), keep.end(), i) != keep.end()) Write(target, "random_" + std::to_string(i), bytes);
   }
+}
+
+// ir_structured inputs spelled out (ir_module_generator.cc draws, in order: columns, function
+// count, each signature's rows, inputs and result kind, then per function its step count and
+// steps): one function over 3 columns, then its steps.
+void StructuredSeeds() {
+  auto one_function = [](std::vector<uint8_t> steps, uint8_t count) {
+    std::vector<uint8_t> bytes = {2, 0, 0, /*rows n*/ 0, /*1 input*/ 0, /*tensor result*/ 1, count};
+    bytes.insert(bytes.end(), steps.begin(), steps.end());
+    return bytes;
+  };
+  Write("ir_structured", "shared_chain_10", one_function({/*shared chain*/ 1, /*length 10*/ 9}, 1));
+  // Tuples nested 200 deep, then indexed down to the tensor.
+  Write("ir_structured", "deep_tuples", one_function({6, 199, 1, 7, 0, 6, 99, 1, 7, 0}, 4));
 }
 
 }  // namespace
@@ -223,8 +238,9 @@ int main(int argc, char** argv) {
     IdxFiles();
     Safetensors();
     Checkpoints();
-    RandomSeeds("plugin_descriptor", 10);
-    RandomSeeds("ir_structured", 10);
+    RandomSeeds("plugin_descriptor", {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+    RandomSeeds("ir_structured", {1, 2, 6, 7});
+    StructuredSeeds();
   } catch (const rxt::Error& e) {
     std::fprintf(stderr, "rxt_fuzz_make_corpus: %s\n", e.what());
     return 1;

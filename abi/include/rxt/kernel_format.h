@@ -240,10 +240,16 @@ inline bool IsInt(DType t) {
 }
 /// A type that data may have (everything but kUnknown).
 inline bool IsDataDType(DType t) { return IsFloat(t) || IsInt(t) || t == DType::kBool; }
-/// Whether a float immediate of dtype |t| (a float dtype) may hold |value|: NaN, an infinity or
-/// a finite value no larger than the dtype's largest (the IR text cannot write others).
+/// Whether a float immediate of dtype |t| (a float dtype) may hold |value|: the quiet NaN without
+/// payload (either sign), an infinity or a finite value no larger than the dtype's largest (the
+/// IR text cannot write others).
 inline bool FitsFloatDType(DType t, double value) {
-  if (value != value || value - value != 0) return true;  // NaN, or an infinity
+  if (value != value) {
+    uint64_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    return (bits & 0x7fffffffffffffffull) == 0x7ff8000000000000ull;
+  }
+  if (value - value != 0) return true;  // an infinity
   double max = t == DType::kFloat16 ? 65504.0 : t == DType::kBFloat16 ? 3.3895313892515355e38
              : t == DType::kFloat32 ? 3.4028234663852886e38 : 1.7976931348623157e308;
   return value <= max && value >= -max;

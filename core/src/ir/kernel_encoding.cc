@@ -313,8 +313,8 @@ class IRReader {
       case kf::ExprKind::kFloatImm: out = std::make_shared<FloatImmNode>(t, e.float_value); break;
       case kf::ExprKind::kVar: out = VarAt(e.var); break;
       case kf::ExprKind::kBinary:
-        out = std::make_shared<BinaryNode>(t, static_cast<BinaryOp>(e.binary_op), ExprAt(e.operands[0]),
-                                           ExprAt(e.operands[1]));
+        // As every IR builder (the parser too): constant integer arithmetic and identities fold.
+        out = MakeBinary(static_cast<BinaryOp>(e.binary_op), ExprAt(e.operands[0]), ExprAt(e.operands[1]));
         break;
       case kf::ExprKind::kNot: out = std::make_shared<NotNode>(ExprAt(e.operands[0])); break;
       case kf::ExprKind::kSelect:

@@ -22,8 +22,10 @@ kernel_format::Kernel ToPortableKernel(const KernelFunction& kernel, const std::
 /// ToPortableKernel, serialized: the bytes a backend decodes with kernel_format::DecodeKernel.
 std::vector<uint8_t> EncodeKernel(const KernelFunction& kernel, const std::string& name = "");
 
-/// The kernel function that |kernel| (a valid one: ValidateKernel) describes; encoding it again
-/// gives the same bytes, and it is StructuralEqual to the function that was encoded.
+/// The kernel function that |kernel| (a valid one: ValidateKernel) describes, built as the IR
+/// builds every kernel (integer arithmetic on constants folds, `x * 1` is `x`). For a kernel
+/// EncodeKernel made, encoding it again gives the same bytes, and it is StructuralEqual to the
+/// function that was encoded.
 KernelFunction FromPortableKernel(const kernel_format::Kernel& kernel);
 
 /// Decodes bytes back to IR, for tests and tools. Throws kDataLoss with the decoder's message
