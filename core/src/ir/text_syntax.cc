@@ -131,8 +131,9 @@ std::string SanitizeName(std::string_view hint, bool bare) {
   for (char c : hint) name += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
   if (name.empty()) return "v";
   if (bare && std::isdigit(static_cast<unsigned char>(name[0]))) name = "v" + name;
-  // No suffix makes "inf_x" a name (it reads as a special float): a prefix does.
-  if (bare && IsSpecialFloatWord(name)) name = "v" + name;
+  // No suffix makes "inf_x" a name (it reads as a special float): a prefix does. "inf" and
+  // "nan" get it too, since the printer's "_1", "_2"... would never make them free.
+  if (bare && (IsSpecialFloatWord(name) || IsSpecialFloatWord(name + "_"))) name = "v" + name;
   return name;
 }
 

@@ -172,6 +172,20 @@ TEST(KernelEncoding, NamesThatReadAsSpecialFloatsAreRenamedInText) {
   EXPECT_TRUE(StructuralEqual(ir, ParseModule(text).GetKernel("k"))) << text;
 }
 
+// Found by fuzzing (kernel_format): variables named "inf" hung the printer, which tried
+// "inf_1", "inf_2"... for ever (each reads as a special float, so none is free).
+TEST(KernelEncoding, VariablesNamedLikeSpecialFloatsPrintAndParseBack) {
+  kf::Kernel k = ToPortableKernel(ParseKernel(MyModule(), "relu0"), "relu0");
+  ASSERT_GE(k.vars.size(), 2u);
+  for (size_t i = 0; i < k.vars.size(); ++i) k.vars[i].name = i % 2 ? "nan" : "inf";
+  k.buffers[0].name = "inf";
+  KernelFunction ir = FromPortableKernel(k);
+  std::string text = PrintKernel(ir, "k");
+  EXPECT_NE(text.find("vinf"), std::string::npos) << text;
+  EXPECT_NE(text.find("vnan"), std::string::npos) << text;
+  EXPECT_TRUE(StructuralEqual(ir, ParseModule(text).GetKernel("k"))) << text;
+}
+
 // Found by fuzzing (kernel_format): a decoded `v3 * 1` stayed a multiplication in the IR, printed
 // as such, and parsed back (through the IR's builders) as `v3`: another kernel.
 TEST(KernelEncoding, DecodedArithmeticIsBuiltAsTheIRBuildsIt) {
