@@ -8,6 +8,7 @@
 #include "command.h"
 #include "fashion_mnist.h"
 #include "rxt/support/error.h"
+#include "rxt/support/message_text.h"
 #include "train_options.h"
 
 namespace rxt::cli {
@@ -34,8 +35,8 @@ std::string TrainOptions::LossOptions() const { return "reduction=\"" + reductio
 
 void TrainOptions::Validate() const {
   if (reduction != "mean" && reduction != "sum") {
-    Throw(ErrorCode::kInvalidArgument, "--reduction must be mean or sum, not '", reduction,
-          "' (\"none\" gives no scalar loss to train)");
+    Throw(ErrorCode::kInvalidArgument, "--reduction must be mean or sum, not ", Quoted(reduction),
+          " (\"none\" gives no scalar loss to train)");
   }
   if (epochs < 1 || epochs > kMaxEpochs) {
     Throw(ErrorCode::kInvalidArgument, "--epochs must be from 1 to ", kMaxEpochs, ", not ", epochs);

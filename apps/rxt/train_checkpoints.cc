@@ -74,6 +74,8 @@ ResumePoint ReadCheckpointMetadata(const std::map<std::string, std::string>& met
     settings = nlohmann::json::parse(field("settings"));
   } catch (const nlohmann::json::parse_error& e) {
     Throw(ErrorCode::kDataLoss, source, ": metadata 'settings' is not JSON (at byte ", e.byte, ")");
+  } catch (const nlohmann::json::out_of_range&) {  // a number past double's range: 1e999
+    Throw(ErrorCode::kDataLoss, source, ": metadata 'settings' holds a number out of range");
   }
   if (!settings.is_object()) Throw(ErrorCode::kDataLoss, source, ": metadata 'settings' is not a JSON object");
   for (auto it = settings.begin(); it != settings.end(); ++it) {

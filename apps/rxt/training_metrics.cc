@@ -47,6 +47,8 @@ TrainingHistory ParseHistoryJson(const std::string& text, const std::string& sou
     j = json::parse(text);
   } catch (const json::parse_error& e) {
     fail("not JSON (at byte ", e.byte, ")");
+  } catch (const json::out_of_range&) {  // a number past double's range: 1e999
+    fail("a number is out of range");
   }
   // A number of the file: finite, or null (JSON's NaN: a run whose loss diverged).
   auto number = [&](const json& value, const std::string& where) {

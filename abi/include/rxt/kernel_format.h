@@ -255,6 +255,18 @@ inline bool FitsFloatDType(DType t, double value) {
   return value <= max && value >= -max;
 }
 
+/// Whether an integer immediate of dtype |t| (an integer dtype) may hold |value|: the dtype's
+/// range (the IR text cannot write others).
+inline bool FitsIntDType(DType t, int64_t value) {
+  switch (t) {
+    case DType::kInt8: return value >= -128 && value <= 127;
+    case DType::kInt16: return value >= -32768 && value <= 32767;
+    case DType::kInt32: return value >= -2147483648LL && value <= 2147483647LL;
+    case DType::kUInt8: return value >= 0 && value <= 255;
+    default: return true;
+  }
+}
+
 inline const char* BinaryOpName(BinaryOp op) {
   static const char* const kNames[kNumBinaryOps] = {"+", "-", "*", "/", "floordiv", "floormod", "min", "max",
                                                     "==", "!=", "<", "<=", ">", ">=", "&&", "||"};
@@ -864,7 +876,11 @@ class Validator {
           if (e.int_value != 0 && e.int_value != 1) return Fail(what + ": a bool immediate must be 0 or 1");
           return true;
         }
-        return ExpectType(what, e.dtype, IsInt(e.dtype), "an integer or bool immediate");
+        if (!ExpectType(what, e.dtype, IsInt(e.dtype), "an integer or bool immediate")) return false;
+        if (!FitsIntDType(e.dtype, e.int_value)) {
+          return Fail(what + ": " + std::to_string(e.int_value) + " is out of range for " + DTypeName(e.dtype));
+        }
+        return true;
       case ExprKind::kFloatImm:
         if (!ExpectOperands(e, 0, what) || !ExpectType(what, e.dtype, IsFloat(e.dtype), "a float immediate")) return false;
         if (!FitsFloatDType(e.dtype, e.float_value)) {

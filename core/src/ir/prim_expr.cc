@@ -22,13 +22,6 @@ bool IsIntImm(const PrimExpr& e, int64_t v) {
   return GetConstInt(e, &x) && x == v;
 }
 
-// Whether |v| is representable in the integer dtype |t|.
-bool FitsIn(int64_t v, DType t) {
-  int bits = DTypeBits(t);
-  if (bits >= 64) return true;
-  if (IsUnsigned(t)) return v >= 0 && v < (int64_t{1} << bits);
-  return v >= -(int64_t{1} << (bits - 1)) && v < (int64_t{1} << (bits - 1));
-}
 
 // Folds integer arithmetic on two immediates in int64; returns null when it cannot.
 PrimExpr FoldIntUnchecked(BinaryOp op, int64_t a, int64_t b, DType t) {
@@ -57,7 +50,7 @@ PrimExpr FoldIntUnchecked(BinaryOp op, int64_t a, int64_t b, DType t) {
 // (then the unfolded expression keeps the program's meaning).
 PrimExpr FoldInt(BinaryOp op, int64_t a, int64_t b, DType t) {
   PrimExpr folded = FoldIntUnchecked(op, a, b, t);
-  if (!folded || !FitsIn(folded->As<IntImmNode>()->value, t)) return nullptr;
+  if (!folded || !IntFitsDType(folded->As<IntImmNode>()->value, t)) return nullptr;
   return folded;
 }
 
@@ -88,6 +81,13 @@ const char* BinaryOpName(BinaryOp op) {
 bool IsComparison(BinaryOp op) {
   return op == BinaryOp::kEq || op == BinaryOp::kNe || op == BinaryOp::kLt || op == BinaryOp::kLe ||
          op == BinaryOp::kGt || op == BinaryOp::kGe;
+}
+
+bool IntFitsDType(int64_t value, DType dtype) {
+  int bits = DTypeBits(dtype);
+  if (bits >= 64) return true;
+  if (IsUnsigned(dtype)) return value >= 0 && value < (int64_t{1} << bits);
+  return value >= -(int64_t{1} << (bits - 1)) && value < (int64_t{1} << (bits - 1));
 }
 
 PrimExpr IntImm(int64_t value, DType dtype) { return std::make_shared<IntImmNode>(dtype, value); }

@@ -144,7 +144,9 @@ rxt_ir_expr_t Prim(rxt_ir_builder_t* b, double value, const char* dtype) {
     } else if (type == DType::kBool) {
       imm = BoolImm(value != 0);
     } else {
-      if (!std::isfinite(value) || value != std::trunc(value)) {
+      // 2^63 is the first double past int64's range; the cast below is then defined.
+      if (!std::isfinite(value) || value != std::trunc(value) || value < -9223372036854775808.0 ||
+          value >= 9223372036854775808.0 || !IntFitsDType(static_cast<int64_t>(value), type)) {
         Throw(ErrorCode::kInvalidArgument, "prim: ", value, " is not an integer of ", DTypeName(type));
       }
       imm = IntImm(static_cast<int64_t>(value), type);

@@ -112,6 +112,8 @@ TensorFile ParseSafetensors(const uint8_t* data, size_t size, const std::string&
     header = json::parse(data + 8, data + 8 + header_size);
   } catch (const json::parse_error& e) {  // e.byte counts from 1; the header starts at byte 8
     fail("the header is not valid JSON (at byte ", 8 + (e.byte > 0 ? e.byte - 1 : 0), " of the file)");
+  } catch (const json::out_of_range&) {  // a number past double's range: 1e999
+    fail("the header holds a number out of range");
   } catch (const json::exception&) {
     fail("the header is not valid JSON");
   }

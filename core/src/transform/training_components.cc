@@ -1,6 +1,8 @@
 // Losses and optimizers by name (transform/training_components.h).
 #include "rxt/transform/training_components.h"
 
+#include "rxt/support/message_text.h"
+
 namespace rxt {
 
 PluginItem FindTrainingItem(PluginItemKind kind, const std::string& name, const PluginHost* plugins) {
@@ -9,13 +11,13 @@ PluginItem FindTrainingItem(PluginItemKind kind, const std::string& name, const 
   std::vector<PluginItem> known = host.Items(kind);
   const char* what = PluginItemKindName(kind);
   if (known.empty()) {
-    Throw(ErrorCode::kNotFound, "no ", what, " named '", name, "': no loaded plugin provides any ", what,
+    Throw(ErrorCode::kNotFound, "no ", what, " named ", Quoted(name), ": no loaded plugin provides any ", what,
           " (load one, e.g. rxt_", kind == PluginItemKind::kLoss ? "loss" : "optim",
           "_std, with --plugin or from RXT_PLUGIN_PATH)");
   }
   std::string names;
   for (const PluginItem& item : known) names += (names.empty() ? "" : ", ") + item.name;
-  Throw(ErrorCode::kNotFound, "no ", what, " named '", name, "' is loaded (known: ", names, ")");
+  Throw(ErrorCode::kNotFound, "no ", what, " named ", Quoted(name), " is loaded (known: ", names, ")");
 }
 
 Function MakeLossFunction(const LossSpec& loss, const StructInfo& prediction, const PluginHost* plugins) {

@@ -505,6 +505,26 @@ const Mutation kMutations[] = {
        k.exprs.push_back(imm);
      },
      "is out of range for float32"},
+    // Found by fuzzing (kernel_format): a uint8 immediate -2 printed as `-2u8`, which the text
+    // refuses ("-2 is out of range for uint8").
+    {"UInt8ImmediateOutOfRange",
+     [](kf::Kernel& k) {
+       kf::Expr imm;
+       imm.kind = kf::ExprKind::kIntImm;
+       imm.dtype = kf::DType::kUInt8;
+       imm.int_value = -2;
+       k.exprs.push_back(imm);
+     },
+     "-2 is out of range for uint8"},
+    {"Int32ImmediateOutOfRange",
+     [](kf::Kernel& k) {
+       kf::Expr imm;
+       imm.kind = kf::ExprKind::kIntImm;
+       imm.dtype = kf::DType::kInt32;
+       imm.int_value = int64_t{1} << 31;
+       k.exprs.push_back(imm);
+     },
+     "2147483648 is out of range for int32"},
     // Found by fuzzing (kernel_format): the text writes NaN as nan_f32 or -nan_f32, without payload.
     {"NaNWithAPayload",
      [](kf::Kernel& k) {

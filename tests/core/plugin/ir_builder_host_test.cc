@@ -236,6 +236,14 @@ TEST_F(IRBuilderHostTest, ConstantsShapesAndPrimValues) {
   IRBuilderHost other(builder_);
   EXPECT_EQ(Ir().prim(other.handle(), 0.5, "int64"), nullptr);
   EXPECT_NE(other.error().find("not an integer"), std::string::npos);
+  // Outside the dtype's range (or int64's: the cast would be undefined) is refused too.
+  for (auto [value, dtype] : {std::pair{300.0, "uint8"}, {-1.0, "uint8"}, {1e30, "int64"}, {2147483648.0, "int32"}}) {
+    IRBuilderHost host(builder_);
+    EXPECT_EQ(Ir().prim(host.handle(), value, dtype), nullptr) << value << " " << dtype;
+    EXPECT_NE(host.error().find("is not an integer of " + std::string(dtype)), std::string::npos) << host.error();
+  }
+  IRBuilderHost fits(builder_);
+  EXPECT_NE(Ir().prim(fits.handle(), 255, "uint8"), nullptr) << fits.error();
 }
 
 TEST_F(IRBuilderHostTest, TuplesAndItems) {

@@ -99,6 +99,7 @@ TEST(Safetensors, RejectsEveryMalformedFile) {
   huge[5] = 1;  // header length 2^40
   EXPECT_NE(ParseError(huge).find("the header claims"), std::string::npos);
   EXPECT_NE(ParseError(FileBytes("{not json", {})).find("not valid JSON"), std::string::npos);
+  EXPECT_NE(ParseError(FileBytes("{\"x\": 1e999}", {})).find("holds a number out of range"), std::string::npos);
   EXPECT_NE(ParseError(FileBytes("[1]", {})).find("not a JSON object"), std::string::npos);
   EXPECT_NE(ParseError(FileBytes(R"({"a":{"dtype":"F32"}})", {})).find("needs dtype, shape and data_offsets"),
             std::string::npos);

@@ -49,6 +49,10 @@ TEST(TrainingComponents, UnknownNames) {
   EXPECT_EQ(error(PluginItemKind::kOptimizer, "adam", &empty),
             "no optimizer named 'adam': no loaded plugin provides any optimizer (load one, e.g. rxt_optim_std, with "
             "--plugin or from RXT_PLUGIN_PATH)");
+  // A name from the command line or the C ABI is escaped and shortened like any value in a message.
+  EXPECT_EQ(error(PluginItemKind::kLoss, "sse\xff\n", &Fixtures()),
+            "no loss named 'sse\\xff\\n' is loaded (known: test_sse)");
+  EXPECT_LT(error(PluginItemKind::kLoss, std::string(100000, 'x'), &Fixtures()).size(), 400u);
   EXPECT_EQ(FindTrainingItem(PluginItemKind::kLoss, "test_sse", &Fixtures()).plugin, "test_ir_generators");
 }
 

@@ -111,6 +111,9 @@ struct LoadNode : PrimExprNode {
 // ---- Constructors. Arithmetic on two integer immediates folds to an immediate, and
 // x + 0, x * 1, x * 0 simplify, so that shapes like (n, 1 * 4) print as (n, 4).
 PrimExpr IntImm(int64_t value, DType dtype = DType::kInt64);
+/// Whether |value| is representable in the integer dtype |dtype| (what an IntImm of that
+/// dtype may hold; the text form and the kernel format refuse others).
+bool IntFitsDType(int64_t value, DType dtype);
 PrimExpr FloatImm(double value, DType dtype = DType::kFloat32);
 PrimExpr BoolImm(bool value);
 PrimVar MakePrimVar(std::string name, DType dtype = DType::kInt64);
