@@ -103,8 +103,8 @@ bool SameResults(const rxt::Value& a, const rxt::Value& b) {
   return true;
 }
 
-// The generator's limits; RXT_FUZZ_MAX_SHARED_CHAIN lowers one (docs/fuzzing.md: while FuseOps
-// is exponential on shared chains, runs that look past it set it to 8).
+// The generator's limits; RXT_FUZZ_MAX_SHARED_CHAIN lowers one (to look past chains of shared
+// values: docs/fuzzing.md).
 const rxt::fuzz::ModuleLimits& Limits() {
   static const rxt::fuzz::ModuleLimits limits = [] {
     rxt::fuzz::ModuleLimits l;
