@@ -20,7 +20,7 @@ struct IdxArray {
 /// Parses the (decompressed) bytes of an IDX file; |source| names it in errors. Throws
 /// kDataLoss for a bad magic number, an unsupported element type, zero or more than 4 dims, a
 /// size that does not match the dims (truncated or with trailing bytes).
-IdxArray ParseIdx(const std::vector<uint8_t>& bytes, const std::string& source);
+IdxArray ParseIdx(std::vector<uint8_t> bytes, const std::string& source);
 
 /// The bytes of a file as stored, decompressed if they are gzip (they start with gzip's magic
 /// bytes 1f 8b; one or more gzip members), else unchanged; |source| names them in errors.
@@ -28,7 +28,8 @@ IdxArray ParseIdx(const std::vector<uint8_t>& bytes, const std::string& source);
 /// gzip member, or more than an IDX file rxt reads (4 GiB).
 std::vector<uint8_t> GunzipIfCompressed(std::vector<uint8_t> bytes, const std::string& source);
 
-/// Reads |path|, decompressing it if it is gzip-compressed. kNotFound if it cannot be opened,
+/// Reads |path|, decompressing it if it is gzip-compressed (as it reads: the compressed bytes
+/// are never all in memory). kNotFound if it cannot be opened,
 /// kDataLoss as GunzipIfCompressed and ParseIdx.
 IdxArray ReadIdxFile(const std::string& path);
 

@@ -110,10 +110,15 @@ TEST(Idx, ReadsGzipAndPlainFiles) {
   fs::remove_all(dir);
 }
 
-std::vector<uint8_t> GzipMember(const std::vector<uint8_t>& bytes) {
+// One gzip member holding |bytes|; |name|, if given, goes into its header (FNAME).
+std::vector<uint8_t> GzipMember(const std::vector<uint8_t>& bytes, const std::string& name = "") {
   z_stream stream{};
   deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
-  std::vector<uint8_t> out(deflateBound(&stream, bytes.size()) + 32);
+  gz_header header{};
+  std::string name_field = name;
+  header.name = reinterpret_cast<Bytef*>(name_field.data());
+  if (!name.empty()) deflateSetHeader(&stream, &header);
+  std::vector<uint8_t> out(deflateBound(&stream, bytes.size()) + 32 + name.size());
   stream.next_in = const_cast<uint8_t*>(bytes.data());
   stream.avail_in = static_cast<uInt>(bytes.size());
   stream.next_out = out.data();
@@ -152,6 +157,59 @@ TEST(Idx, GunzipsInMemory) {
   EXPECT_EQ(GunzipError(trailing), "f.gz: corrupt gzip data (3 bytes after the end of the gzip stream)");
   std::vector<uint8_t> garbage = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3, 4, 5, 6};
   EXPECT_NE(GunzipError(garbage).find("f.gz: corrupt gzip data ("), std::string::npos);
+}
+
+// A gzip file is inflated as it is read, in 1 MiB pieces: members and garbage that straddle a
+// piece are read as in memory, and a trailer that lies about the size is only a hint.
+TEST(Idx, GzipFilesAreInflatedPieceByPiece) {
+  fs::path dir = TempDir("idx_pieces");
+  auto write = [&](const std::string& name, const std::vector<uint8_t>& bytes) {
+    std::ofstream((dir / name).string(), std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    return (dir / name).string();
+  };
+  // 3 MB that hardly compress (an LCG's high bytes): the compressed file spans 3 pieces.
+  std::vector<uint8_t> bytes = Idx({3000, 1000}, 3000000);
+  uint32_t state = 1;
+  for (size_t i = 16; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>((state = state * 1664525u + 1013904223u) >> 24);
+  std::vector<uint8_t> gz = GzipMember(bytes);
+  ASSERT_GT(gz.size(), 2u << 20);
+  EXPECT_EQ(ReadIdxFile(write("one.gz", gz)).data, std::vector<uint8_t>(bytes.begin() + 12, bytes.end()));
+  // Two members, the second starting one byte before the first piece ends (the first member's
+  // header carries a file name sized to put it there).
+  std::vector<uint8_t> first(bytes.begin(), bytes.begin() + 1000000), rest(bytes.begin() + 1000000, bytes.end());
+  size_t unnamed = GzipMember(first).size();
+  ASSERT_LT(unnamed, (1u << 20) - 2);
+  std::vector<uint8_t> two = GzipMember(first, std::string((1u << 20) - 2 - unnamed, 'n'));
+  ASSERT_EQ(two.size(), (1u << 20) - 1);
+  std::vector<uint8_t> tail = GzipMember(rest);
+  two.insert(two.end(), tail.begin(), tail.end());
+  EXPECT_EQ(ReadIdxFile(write("two.gz", two)).data.size(), 3000000u);
+  // Garbage after the end straddling a piece.
+  std::vector<uint8_t> trailing = gz;
+  trailing.resize((3u << 20) + 1, 0);
+  ASSERT_GT(trailing.size(), gz.size());
+  try {
+    ReadIdxFile(write("trailing.gz", trailing));
+    ADD_FAILURE() << "trailing bytes were accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), (dir / "trailing.gz").string() + ": corrupt gzip data (" +
+                                         std::to_string(trailing.size() - gz.size()) +
+                                         " bytes after the end of the gzip stream)");
+  }
+  // A trailer claiming 4 GiB: refused by zlib's length check, having allocated no more than the data.
+  std::vector<uint8_t> lying = GzipMember(Idx({4, 2}, 8));
+  std::fill(lying.end() - 4, lying.end(), 0xff);
+  SetMemoryLimit(1 << 20);
+  try {
+    ReadIdxFile(write("lying.gz", lying));
+    ADD_FAILURE() << "a wrong size in the trailer was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kDataLoss) << e.what();
+    EXPECT_NE(std::string(e.what()).find("corrupt gzip data"), std::string::npos) << e.what();
+  }
+  SetMemoryLimit(0);
+  fs::remove_all(dir);
 }
 
 // Issue 11, class 5: a gzip bomb (1 MiB of zeros in ~1 KB) counts against the memory limit.
