@@ -1,6 +1,6 @@
 // Listing the registered ops.
 #include "api.h"
-#include "rxt/op/registry.h"
+#include "rxt/ir/op.h"
 
 namespace rxt::abi_impl {
 

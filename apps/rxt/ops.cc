@@ -2,7 +2,7 @@
 #include <iostream>
 
 #include "command.h"
-#include "rxt/op/registry.h"
+#include "rxt/ir/op.h"
 #include "table.h"
 
 namespace rxt::cli {

@@ -7,7 +7,7 @@
 
 #include "rxt/ir/parser.h"
 #include "rxt/ir/well_formed.h"
-#include "rxt/transform/setup_trainer.h"
+#include "rxt/transform/training/setup_trainer.h"
 #include "test_util/training_plugins.h"
 
 namespace rxt {

@@ -9,9 +9,9 @@
 
 #include "rxt/ir/parser.h"
 #include "rxt/ir/well_formed.h"
-#include "rxt/transform/append_loss.h"
-#include "rxt/transform/gradient.h"
-#include "rxt/transform/setup_trainer.h"
+#include "rxt/transform/training/append_loss.h"
+#include "rxt/transform/training/gradient.h"
+#include "rxt/transform/training/setup_trainer.h"
 #include "test_util/deterministic_tensor.h"
 #include "test_util/golden_json.h"
 #include "test_util/test_files.h"

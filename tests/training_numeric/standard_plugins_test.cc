@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "rxt/ir/parser.h"
-#include "rxt/transform/setup_trainer.h"
+#include "rxt/transform/training/setup_trainer.h"
 #include "test_util/test_files.h"
 #include "test_util/training_plugins.h"
 

@@ -8,8 +8,8 @@
 
 #include "backend_conformance.h"
 #include "numeric_test_util.h"
-#include "rxt/op/registry.h"
-#include "rxt/transform/legalize.h"
+#include "rxt/ir/op.h"
+#include "rxt/transform/legalize/legalize.h"
 #include "rxt/transform/passes.h"
 
 namespace rxt {

@@ -12,7 +12,7 @@
 #include "rxt/ir/kernel_encoding.h"
 #include "rxt/ir/parser.h"
 #include "rxt/ir/printer.h"
-#include "rxt/op/registry.h"
+#include "rxt/ir/op.h"
 #include "rxt/runtime/tensor.h"
 #include "rxt/support/half.h"
 #include "rxt/transform/passes.h"

@@ -12,7 +12,7 @@
 #include "rxt/ir/parser.h"
 #include "rxt/ir/printer.h"
 #include "rxt/runtime/vm.h"
-#include "rxt/transform/gradient.h"
+#include "rxt/transform/training/gradient.h"
 #include "rxt/transform/passes.h"
 
 namespace rxt {

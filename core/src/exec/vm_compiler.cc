@@ -9,7 +9,7 @@
 
 #include "memory_plan.h"
 #include "rxt/ir/kernel_encoding.h"
-#include "rxt/op/registry.h"
+#include "rxt/ir/op.h"
 
 namespace rxt {
 namespace {

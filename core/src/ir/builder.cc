@@ -4,7 +4,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "rxt/op/registry.h"
+#include "rxt/ir/op.h"
 
 namespace rxt {
 namespace {

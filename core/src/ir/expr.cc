@@ -1,6 +1,6 @@
 #include "rxt/ir/expr.h"
 
-#include "rxt/op/registry.h"
+#include "rxt/ir/op.h"
 
 namespace rxt {
 

@@ -18,7 +18,7 @@
 #include "lexer.h"
 #include "rxt/ir/builder.h"
 #include "rxt/ir/module.h"
-#include "rxt/op/registry.h"
+#include "rxt/ir/op.h"
 
 namespace rxt::text {
 

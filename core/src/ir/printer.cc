@@ -5,7 +5,7 @@
 #include <unordered_set>
 
 #include "printer_impl.h"
-#include "rxt/op/registry.h"
+#include "rxt/ir/op.h"
 #include "rxt/support/message_text.h"
 #include "text_syntax.h"
 

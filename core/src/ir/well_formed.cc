@@ -8,7 +8,7 @@
 #include <unordered_set>
 
 #include "rxt/ir/visitor.h"
-#include "rxt/op/registry.h"
+#include "rxt/ir/op.h"
 
 namespace rxt {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "rxt/op/registry.h"
+#include "rxt/ir/op.h"
 
 namespace rxt::infer {
 

@@ -2,7 +2,7 @@
 // function (declared in rxt/op/op_list.h) calls them.
 #pragma once
 
-#include "rxt/op/registry.h"
+#include "rxt/ir/op.h"
 
 namespace rxt {
 

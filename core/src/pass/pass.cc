@@ -4,7 +4,7 @@
 #include <set>
 
 #include "rxt/pass/instrument.h"
-#include "rxt/transform/passes.h"
+#include "rxt/pass/pass_registry.h"
 
 namespace rxt {
 namespace {

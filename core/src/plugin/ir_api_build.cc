@@ -6,7 +6,7 @@
 
 #include "ir_api_internal.h"
 #include "rxt/ir/parser.h"
-#include "rxt/op/registry.h"
+#include "rxt/ir/op.h"
 
 namespace rxt::ir_api {
 namespace {

@@ -3,7 +3,7 @@
 // documented "nothing" value (NULL, -1, 0, RXT_NOT_FOUND).
 #include "ir_api_internal.h"
 #include "rxt/ir/printer.h"
-#include "rxt/op/registry.h"
+#include "rxt/ir/op.h"
 
 namespace rxt::ir_api {
 namespace {

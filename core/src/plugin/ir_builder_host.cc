@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "rxt/ir/parser.h"
-#include "rxt/op/registry.h"
+#include "rxt/ir/op.h"
 
 namespace rxt {
 namespace {

@@ -1,6 +1,7 @@
 #include "rxt/support/message_text.h"
 
 #include <algorithm>
+#include <cctype>
 #include <string>
 #include <utility>
 #include <vector>
@@ -115,6 +116,39 @@ std::string ShapeText(const int64_t* dims, size_t ndim) {
     if (i + 1 < ndim) text += ", ";
   }
   return text + (ndim == 1 ? ",)" : ")");
+}
+
+size_t EditDistance(std::string_view a, std::string_view b, bool ignore_case) {
+  auto same = [ignore_case](char x, char y) {
+    if (!ignore_case) return x == y;
+    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+  };
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same(a[i - 1], b[j - 1]) ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string ClosestName(std::string_view name, const std::vector<std::string>& candidates, size_t max_distance,
+                        bool ignore_case) {
+  std::string best;
+  size_t best_distance = max_distance + 1;
+  for (const std::string& candidate : candidates) {
+    size_t distance = EditDistance(name, candidate, ignore_case);
+    if (distance < best_distance) {
+      best_distance = distance;
+      best = candidate;
+    }
+  }
+  return best;
 }
 
 }  // namespace rxt

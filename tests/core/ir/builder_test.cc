@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "rxt/op/registry.h"
+#include "rxt/ir/op.h"
 
 namespace rxt {
 namespace {

@@ -15,7 +15,7 @@
 #include "rxt/ir/equality.h"
 #include "rxt/ir/parser.h"
 #include "rxt/ir/well_formed.h"
-#include "rxt/op/registry.h"
+#include "rxt/ir/op.h"
 #include "rxt/support/message_text.h"
 
 namespace rxt {

@@ -9,7 +9,7 @@
 #include "rxt/ir/mutator.h"
 #include "rxt/ir/parser.h"
 #include "rxt/ir/printer.h"
-#include "rxt/op/registry.h"
+#include "rxt/ir/op.h"
 
 namespace rxt {
 namespace {

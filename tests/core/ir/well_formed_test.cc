@@ -9,7 +9,7 @@
 
 #include "rxt/ir/builder.h"
 #include "rxt/ir/parser.h"
-#include "rxt/op/registry.h"
+#include "rxt/ir/op.h"
 #include "test_util/test_files.h"
 
 namespace rxt {

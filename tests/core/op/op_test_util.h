@@ -11,7 +11,7 @@
 
 #include "rxt/ir/builder.h"
 #include "rxt/ir/printer.h"
-#include "rxt/op/registry.h"
+#include "rxt/ir/op.h"
 
 namespace rxt::op_test {
 

@@ -10,7 +10,7 @@
 #include "rxt/ir/equality.h"
 #include "rxt/ir/parser.h"
 #include "rxt/ir/printer.h"
-#include "rxt/op/registry.h"
+#include "rxt/ir/op.h"
 #include "rxt/plugin/ir_generators.h"
 
 namespace rxt {

@@ -8,9 +8,9 @@
 #include "cpu_kernel_provider.h"
 #include "rxt/exec/build.h"
 #include "rxt/ir/parser.h"
-#include "rxt/op/registry.h"
+#include "rxt/ir/op.h"
 #include "rxt/runtime/vm.h"
-#include "rxt/transform/legalize.h"
+#include "rxt/transform/legalize/legalize.h"
 #include "rxt/transform/passes.h"
 #include "vm/reference_provider.h"
 

@@ -1,4 +1,4 @@
-// Multi-output fusion end to end (core/src/transform/fuse_ops.cc, kernel_merge.cc): an
+// Multi-output fusion end to end (core/src/transform/fusion/fuse_ops.cc, kernel_merge.cc): an
 // optimizer update whose new state is both read by the new parameter and returned becomes one
 // kernel with several output buffers. Its results on the CPU backend (one and two threads)
 // and on the reference interpreter must equal, bit for bit, those of the unfused build.
@@ -8,7 +8,7 @@
 #include "rxt/exec/build.h"
 #include "rxt/ir/parser.h"
 #include "rxt/ir/printer.h"
-#include "rxt/op/registry.h"
+#include "rxt/ir/op.h"
 #include "rxt/runtime/vm.h"
 #include "vm/reference_provider.h"
 

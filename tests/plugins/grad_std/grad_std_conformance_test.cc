@@ -11,7 +11,7 @@
 #include "gradient_cases.h"
 #include "rxt/ir/parser.h"
 #include "rxt/plugin/plugin_host.h"
-#include "rxt/transform/gradient.h"
+#include "rxt/transform/training/gradient.h"
 
 namespace rxt::grad_test {
 namespace {

@@ -10,7 +10,7 @@
 #include "rxt/ir/parser.h"
 #include "rxt/runtime/vm.h"
 #include "rxt/support/error.h"
-#include "rxt/transform/gradient.h"
+#include "rxt/transform/training/gradient.h"
 
 namespace rxt::grad_test {
 namespace {

@@ -9,8 +9,8 @@
 #include "rxt/ir/parser.h"
 #include "rxt/ir/printer.h"
 #include "rxt/ir/well_formed.h"
-#include "rxt/transform/gradient.h"
-#include "rxt/transform/training_components.h"
+#include "rxt/transform/training/gradient.h"
+#include "rxt/transform/training/training_components.h"
 #include "test_util/golden_json.h"
 #include "test_util/training_plugins.h"
 

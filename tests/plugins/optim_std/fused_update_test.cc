@@ -6,8 +6,8 @@
 
 #include "rxt/exec/build.h"
 #include "rxt/ir/printer.h"
-#include "rxt/op/registry.h"
-#include "rxt/transform/training_components.h"
+#include "rxt/ir/op.h"
+#include "rxt/transform/training/training_components.h"
 #include "golden_optimizer.h"
 #include "test_util/golden_json.h"
 #include "test_util/training_plugins.h"

@@ -8,7 +8,7 @@
 
 #include "rxt/ir/module.h"
 #include "rxt/runtime/value.h"
-#include "rxt/transform/training_components.h"
+#include "rxt/transform/training/training_components.h"
 
 namespace rxt::test {
 

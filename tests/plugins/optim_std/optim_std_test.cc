@@ -9,7 +9,7 @@
 
 #include "rxt/ir/printer.h"
 #include "rxt/ir/well_formed.h"
-#include "rxt/transform/training_components.h"
+#include "rxt/transform/training/training_components.h"
 #include "golden_optimizer.h"
 #include "test_util/golden_json.h"
 #include "test_util/training_plugins.h"

@@ -11,7 +11,7 @@
 #include "rxt/exec/build.h"
 #include "rxt/ir/module.h"
 #include "rxt/train/trainer_program.h"
-#include "rxt/transform/setup_trainer.h"
+#include "rxt/transform/training/setup_trainer.h"
 
 namespace rxt {
 

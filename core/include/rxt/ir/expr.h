@@ -32,7 +32,7 @@ enum class ExprKind : uint8_t {
   kExternFunc,    // a named external function resolved at run time
 };
 
-class OpDef;  // rxt/op/registry.h
+class OpDef;  // rxt/ir/op.h
 
 struct ExprNode {
   ExprNode(ExprKind k, Span s) : kind(k), span(std::move(s)) {}

@@ -9,7 +9,7 @@
 
 namespace rxt {
 
-class OpDef;  // rxt/op/registry.h
+class OpDef;  // rxt/ir/op.h
 
 /// Parses a whole module. Relax functions are built with the BlockBuilder, so every binding
 /// gets its struct info inferred (an annotation, when written, must be a base of it).

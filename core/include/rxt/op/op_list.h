@@ -136,7 +136,7 @@
 #include <array>
 #include <string_view>
 
-#include "rxt/op/registry.h"
+#include "rxt/ir/op.h"
 
 namespace rxt {
 

@@ -31,6 +31,14 @@ std::string Quoted(std::string_view text, size_t max_chars = kMaxMessageValueCha
 /// "; … and N more" (a message stays one line, however many problems it reports).
 std::string JoinForMessage(const std::vector<std::string>& items, size_t max_items = 5);
 
+/// Levenshtein distance between |a| and |b| (ASCII letters compared without case when
+/// |ignore_case|): how "did you mean" hints pick the closest known name.
+size_t EditDistance(std::string_view a, std::string_view b, bool ignore_case = false);
+
+/// The name of |candidates| closest to |name| within |max_distance| edits, or "" if none is.
+std::string ClosestName(std::string_view name, const std::vector<std::string>& candidates, size_t max_distance = 2,
+                        bool ignore_case = false);
+
 /// A shape for messages: "(2, 784)", "(3,)", "()"; a shape of many dims shows the first and
 /// last few with "… (N dims) …" between them.
 std::string ShapeText(const int64_t* dims, size_t ndim);

@@ -1,4 +1,4 @@
-// What the Trainer runs: the executable of a trainer module (transform/setup_trainer.h) and
+// What the Trainer runs: the executable of a trainer module (transform/training/setup_trainer.h) and
 // the layout of its functions' arguments. It is plain data of the runtime, so a device that
 // only trains links the runtime; the compiler makes it (exec/build_trainer.h).
 #pragma once
@@ -33,7 +33,7 @@ struct TrainerTensorSpec {
 
 struct TrainerProgram {
   /// Functions @train_step, @predict and @backbone_loss (the argument orders are in
-  /// transform/setup_trainer.h).
+  /// transform/training/setup_trainer.h).
   Executable executable;
   std::vector<TrainerTensorSpec> inputs, targets, params, states;
   int output_num = 1;

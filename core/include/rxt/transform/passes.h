@@ -1,5 +1,6 @@
 // Every pass of rxt, one line each: the index to read first. Each pass lives in its own file
-// under core/src/transform/ (named after it), which documents the details.
+// (named after it) under core/src/transform/{analysis,rewrite,legalize,fusion,training}/,
+// which documents the details.
 //
 // By name: ListPasses() / CreatePass(name) / RunPasses(module, names, context), as used by
 // `rxt show --passes` and the C ABI. Pass options travel in PassContext::options under
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "rxt/pass/pass.h"
+#include "rxt/pass/pass_registry.h"
 #include "rxt/runtime/tensor.h"
 
 namespace rxt {
@@ -44,7 +46,7 @@ Pass BindParams(std::string func_name, std::map<std::string, Tensor> params);
 Pass ConvertToDataflow();
 
 /// Lowers every op call to a call_kernel of a kernel generated from the op's compute
-/// definition (transform/legalize.h, tensor_expr.h); structurally equal kernels are shared.
+/// definition (transform/legalize/legalize.h, tensor_expr.h); structurally equal kernels are shared.
 /// Calls it cannot lower are all reported in one error, unless option
 /// LegalizeOps.allow_missing (bool, false) leaves them as they are.
 Pass LegalizeOps();
@@ -53,7 +55,7 @@ Pass LegalizeOps();
 /// broadcast and injective producers into their consumer, injective producers into a
 /// reduction, elementwise work after a matmul-like kernel) into functions marked
 /// `primitive = true`, called in their place. Kinds come from the kernels' op_pattern
-/// attribute (transform/op_pattern.h). opt_level 1.
+/// attribute (transform/analysis/op_pattern.h). opt_level 1.
 Pass FuseOps();
 
 /// Merges each function FuseOps made into one kernel (producers inlined, epilogues in the
@@ -71,7 +73,7 @@ Pass ParallelizeLoops();
 /// LegalizeLibraryCalls.libraries: comma-separated names ("dnnl"); absent: changes nothing.
 Pass LegalizeLibraryCalls();
 
-/// Reverse-mode automatic differentiation (transform/gradient.h, docs/training.md): adds
+/// Reverse-mode automatic differentiation (transform/training/gradient.h, docs/training.md): adds
 /// @<func_name>_adjoint returning (original result, (adjoint of each required parameter)).
 /// Gradient rules come from loaded plugins (plugins/grad_std). By name ("Gradient"): options
 /// Gradient.func_name (string, "main"), Gradient.require_grads (int list of parameter indices;
@@ -85,19 +87,13 @@ Pass Gradient(std::string func_name, std::optional<std::vector<int>> require_gra
 Pass SimplifyTransposes();
 
 // Training transforms, in their own headers (not by name: they take functions and plugin items):
-//   AppendLoss (transform/append_loss.h): appends a loss function to a backbone function.
-//   SetupTrainer (transform/setup_trainer.h): backbone module -> trainer module (loss, adjoint,
+//   AppendLoss (transform/training/append_loss.h): appends a loss function to a backbone function.
+//   SetupTrainer (transform/training/setup_trainer.h): backbone module -> trainer module (loss, adjoint,
 //   optimizer, predict, train_step, attributes), docs/training.md.
 
-// ---- By name.
+// ---- By name (pass/pass_registry.h: ListPasses, CreatePass, RunPasses).
 
-/// Every pass above: name, opt_level, required passes and the one-line summary.
-std::vector<PassInfo> ListPasses();
-
-/// The pass named |name|; throws kNotFound (with the closest name) if there is none.
-Pass CreatePass(const std::string& name);
-
-/// Runs the named passes in order as one Sequential under |context|.
-IRModule RunPasses(IRModule module, const std::vector<std::string>& names, const PassContext& context = PassContext());
+/// Adds every pass above to |registry| (the compiler's initialisation does, for the global one).
+void RegisterStandardPasses(PassRegistry& registry);
 
 }  // namespace rxt

@@ -1,7 +1,7 @@
 /// LegalizeContext: where legalizations put their kernels. Structurally equal kernels are
 /// shared: twenty `add`s of one shape make one kernel.
 #include "rxt/ir/equality.h"
-#include "rxt/transform/legalize.h"
+#include "rxt/transform/legalize/legalize.h"
 
 namespace rxt {
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "../../op/infer_util.h"
-#include "rxt/transform/legalize.h"
-#include "rxt/transform/tensor_expr.h"
+#include "rxt/transform/legalize/legalize.h"
+#include "rxt/transform/legalize/tensor_expr.h"
 
 namespace rxt::legalize {
 

@@ -1,0 +1,78 @@
+// SetupTrainer (the seed's relax.training.SetupTrainer): turns a backbone module into a trainer
+// module, the IR half of training. The Trainer (train/trainer.h) builds and runs the result.
+//
+// The backbone module has a function @backbone and integer attributes param_num and
+// state_num:
+//   @backbone(inputs..., params..., states...) -> output | (outputs..., updated_states...)
+// (input_num = number of parameters - param_num - state_num; the updated states come last,
+// one per state). The trainer module keeps @backbone and adds
+//   @backbone_loss(inputs..., params..., states..., targets...) -> loss | (loss, updated_states...)
+//   @backbone_loss_adjoint(same) -> (backbone_loss's result, (d loss / d param, ...))
+//   @optimizer(params: Tuple, gradients: Tuple, optim_states: Tuple) -> (params', optim_states')
+//   @predict(inputs..., params..., states...) -> output | (outputs...)      (no states)
+//   @train_step(inputs..., targets..., params..., states..., optim_states...)
+//       -> (loss, params'..., updated_states'..., optim_states'...)         (all flat)
+// and the module attributes input_num, param_num, state_num, target_num, output_num,
+// optim_state (the initial optimizer state: an array of tensors), optim_state_names (their
+// names: "lr", "weight_decay", "step", ...). Then, unless told not to, LegalizeOps. The
+// function and attribute names are the constants below; docs/training.md has the contract.
+//
+//   IRModule trainer = SetupTrainer(backbone, {.loss = {"cross_entropy", "reduction=\"sum\""},
+//                                              .optimizer = {"sgd", "lr=0.01, weight_decay=0.01"}});
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rxt/ir/module.h"
+#include "rxt/pass/pass.h"
+#include "rxt/plugin/plugin_host.h"
+#include "rxt/transform/training/training_components.h"
+
+namespace rxt {
+
+/// The names SetupTrainer gives (functions) and reads/writes (attributes).
+namespace trainer_module {
+inline constexpr const char* kBackbone = "backbone";
+inline constexpr const char* kBackboneLoss = "backbone_loss";
+inline constexpr const char* kAdjoint = "backbone_loss_adjoint";
+inline constexpr const char* kOptimizer = "optimizer";
+inline constexpr const char* kPredict = "predict";
+inline constexpr const char* kTrainStep = "train_step";
+inline constexpr const char* kInputNum = "input_num";
+inline constexpr const char* kParamNum = "param_num";
+inline constexpr const char* kStateNum = "state_num";
+inline constexpr const char* kTargetNum = "target_num";
+inline constexpr const char* kOutputNum = "output_num";
+inline constexpr const char* kOptimState = "optim_state";
+inline constexpr const char* kOptimStateNames = "optim_state_names";
+}  // namespace trainer_module
+
+struct TrainerSetup {
+  LossSpec loss;
+  OptimizerSpec optimizer;
+  /// The seed's loss_args: struct infos of the loss function's inputs (the backbone's output,
+  /// then the targets). Optional: the loss declares its targets; when given, each must match.
+  std::vector<StructInfo> loss_args;
+  /// Run LegalizeOps at the end (the seed's default). A caller that builds with a kernel library
+  /// (Build with libraries, e.g. "dnnl") passes false and lets the build pipeline legalize.
+  bool legalize = true;
+  /// Where losses, optimizers and gradient rules come from (null: PluginHost::Global()).
+  const PluginHost* plugins = nullptr;
+};
+
+/// The trainer module of |backbone| (see above).
+///
+/// Errors (rxt::Error, messages starting "SetupTrainer: "): kNotFound for a module without
+/// @backbone and for an unknown loss or optimizer (listing the loaded ones); kInvalidArgument
+/// for a missing or non-integer param_num/state_num, too few parameters, trained parameters
+/// that are not float tensors of static shape, states that @backbone does not return (or
+/// returns with another struct info), a loss whose inputs do not match the backbone's
+/// outputs (or loss_args), a loss that is not a scalar, bad loss/optimizer options; and the
+/// Gradient pass's errors (e.g. kUnimplemented for ops without a gradient rule).
+IRModule SetupTrainer(IRModule backbone, const TrainerSetup& setup);
+
+/// SetupTrainer as a pass.
+Pass SetupTrainer(TrainerSetup setup);
+
+}  // namespace rxt
