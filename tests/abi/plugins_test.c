@@ -73,7 +73,7 @@ static void test_load_and_list(void) {
   CHECK(strcmp(items.names[0], "test_momentum") == 0 && strcmp(items.names[1], "test_sgd") == 0);
   memset(&items, 0, sizeof(items));
   CHECK_OK(rxt_plugin_items_list(RXT_PLUGIN_GRADIENT, visit_item, &items));
-  CHECK(items.count == 1 && strcmp(items.names[0], "test.op") == 0);
+  CHECK(items.count == 1 && strcmp(items.names[0], "argmax") == 0);
   memset(&items, 0, sizeof(items));
   CHECK_OK(rxt_plugin_items_list(RXT_PLUGIN_BACKEND, visit_item, &items));
   CHECK(items.count == 1 && strcmp(items.names[0], "test_cpu") == 0);

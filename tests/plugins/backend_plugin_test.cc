@@ -8,6 +8,7 @@
 #include <random>
 #include <sstream>
 
+#include "rxt/plugin/plugin_host.h"
 #include "rxt/exec/vm_compiler.h"
 #include "rxt/ir/parser.h"
 #include "rxt/plugin/plugin_kernel_provider.h"

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "rxt/ir/op.h"
 #include "rxt/runtime/dlpack.h"
 #include "rxt/runtime/extern.h"
 #include "rxt/runtime/thread_pool.h"
@@ -80,7 +81,7 @@ TEST_F(PluginHostTest, LoadsAGoodPluginWithEverythingItProvides) {
   // Items registered by a call come first, then the descriptor's lists.
   EXPECT_EQ(info.items[size_t(PluginItemKind::kOptimizer)], (std::vector<std::string>{"test_sgd", "test_momentum"}));
   EXPECT_EQ(info.items[size_t(PluginItemKind::kLoss)], (std::vector<std::string>{"test_l2"}));
-  EXPECT_EQ(info.items[size_t(PluginItemKind::kGradient)], (std::vector<std::string>{"test.op"}));
+  EXPECT_EQ(info.items[size_t(PluginItemKind::kGradient)], (std::vector<std::string>{"argmax"}));
   EXPECT_EQ(info.items[size_t(PluginItemKind::kBackend)], (std::vector<std::string>{"test_cpu"}));
 
   std::vector<PluginItem> optimizers = host_.Items(PluginItemKind::kOptimizer);
@@ -216,6 +217,48 @@ TEST_F(PluginHostTest, ALinkedPluginIsCheckedAndRegisteredLikeALoadedOne) {
     EXPECT_NE(std::string(e.what()).find("plugin too_small: returned a descriptor of"), std::string::npos) << e.what();
   }
   EXPECT_EQ(host_.Plugins().size(), 1u);
+}
+
+// Gradient rules become the FGradient attribute of their op, per host; a rule for an op the
+// registry does not know is refused at load.
+const rxt_plugin_item_t kMisspeltRules[] = {{sizeof(rxt_plugin_item_t), "exp", "exp.", nullptr, nullptr},
+                                            {sizeof(rxt_plugin_item_t), "nn.rleu", "A typo.", nullptr, nullptr}};
+const rxt_plugin_descriptor_t kMisspelt = {sizeof(rxt_plugin_descriptor_t), RXT_PLUGIN_ABI_VERSION, "misspelt", "1.0",
+                                           nullptr, nullptr, 0, nullptr, 0, kMisspeltRules, 2, nullptr, 0};
+const rxt_plugin_descriptor_t* MisspeltEntry(uint32_t, const rxt_host_api_t*) { return &kMisspelt; }
+
+TEST_F(PluginHostTest, AGradientRuleForAnUnknownOpIsRefusedWithTheClosestName) {
+  try {
+    host_.LoadLinked("misspelt_plugin", &MisspeltEntry);
+    FAIL() << "a rule for an unknown op was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kNotFound) << e.what();
+    EXPECT_NE(std::string(e.what()).find("plugin misspelt_plugin: gradient rule for an unknown op 'nn.rleu' (did you "
+                                         "mean 'nn.relu'?)"),
+              std::string::npos)
+        << e.what();
+  }
+  // Nothing of it stays: not the plugin, not its valid rule for exp.
+  EXPECT_TRUE(host_.Plugins().empty());
+  EXPECT_FALSE(OpRegistry::Global().Get("exp").GetOwned<FGradient>(host_.gradient_owner()).has_value());
+}
+
+TEST_F(PluginHostTest, GradientRulesAreTheirOpsAttributeOwnedByTheHostThatLoadedThem) {
+  const OpDef& argmax = OpRegistry::Global().Get("argmax");
+  PluginHost other;
+  {
+    PluginHost host;
+    host.Load(kGood);  // provides a rule for argmax, by name only (no callback)
+    std::optional<FGradient> rule = argmax.GetOwned<FGradient>(host.gradient_owner());
+    ASSERT_TRUE(rule.has_value());
+    EXPECT_EQ(rule->plugin, "test_good");
+    EXPECT_FALSE(rule->emit);  // no callback: known by name only
+    EXPECT_NE(rule->unusable, "");
+    EXPECT_FALSE(argmax.GetOwned<FGradient>(other.gradient_owner()).has_value()) << "another host sees it";
+  }
+  // The host is gone: so is its rule (a new host at the same address must not inherit it).
+  PluginHost later;
+  EXPECT_FALSE(argmax.GetOwned<FGradient>(later.gradient_owner()).has_value());
 }
 
 // Found by fuzzing (plugin_descriptor, UBSan): the host read a level outside the enum's

@@ -7,6 +7,7 @@
 
 #include <numeric>
 
+#include "rxt/plugin/plugin_host.h"
 #include "rxt/ir/parser.h"
 #include "rxt/ir/well_formed.h"
 #include "rxt/transform/training/append_loss.h"

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "reference_provider.h"
+#include "rxt/plugin/plugin_host.h"
 #include "rxt/exec/build.h"
 #include "rxt/ir/parser.h"
 #include "rxt/ir/printer.h"

@@ -243,6 +243,14 @@ const OpDef* AsOp(const Expr& callee) {
   return op ? op->def : nullptr;
 }
 
+const std::vector<Expr>& IRCallArgs(const CallNode& call) {
+  const OpDef* op = AsOp(call.callee);
+  if (op != nullptr && (op->name() == "call_kernel" || op->name() == "call_extern") && call.args.size() == 2) {
+    if (const auto* tuple = call.args[1]->As<TupleNode>()) return tuple->fields;
+  }
+  return call.args;
+}
+
 void OpError(const CallNode& call, const std::string& message) {
   const OpDef* op = AsOp(call.callee);
   std::string name = op ? op->name() : std::string("call");

@@ -22,14 +22,6 @@ bool IsGoodName(const std::string& name) {
 
 }  // namespace
 
-const std::vector<Expr>& IRCallArgs(const CallNode& call) {
-  const OpDef* op = AsOp(call.callee);
-  if (op != nullptr && (op->name() == "call_kernel" || op->name() == "call_extern") && call.args.size() == 2) {
-    if (const auto* tuple = call.args[1]->As<TupleNode>()) return tuple->fields;
-  }
-  return call.args;
-}
-
 IRBuilderHost::IRBuilderHost(BlockBuilder& builder, Options options) : builder_(builder), options_(options) {}
 
 rxt_ir_expr_t IRBuilderHost::Wrap(const Expr& e) {

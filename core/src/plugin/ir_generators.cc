@@ -4,6 +4,7 @@
 
 #include "ir_api_internal.h"
 #include "rxt/ir/printer.h"
+#include "rxt/support/message_text.h"
 
 namespace rxt {
 namespace {
@@ -40,6 +41,36 @@ bool Fits(const StructInfo& value, const StructInfo& grad) {
 std::string DescribeItem(const PluginItem& item) {
   const char* kind = item.kind == PluginItemKind::kGradient ? "gradient rule" : PluginItemKindName(item.kind);
   return StrCat(kind, " '", item.name, "' (plugin ", item.plugin.empty() ? "?" : item.plugin, ")");
+}
+
+PluginItem FindTrainingItem(PluginItemKind kind, const std::string& name, const PluginHost* plugins) {
+  const PluginHost& host = plugins != nullptr ? *plugins : PluginHost::Global();
+  if (std::optional<PluginItem> item = host.Find(kind, name)) return *item;
+  std::vector<PluginItem> known = host.Items(kind);
+  const char* what = PluginItemKindName(kind);
+  if (known.empty()) {
+    Throw(ErrorCode::kNotFound, "no ", what, " named ", Quoted(name), ": no loaded plugin provides any ", what,
+          " (load one, e.g. rxt_", kind == PluginItemKind::kLoss ? "loss" : "optim",
+          "_std, with --plugin or from RXT_PLUGIN_PATH)");
+  }
+  std::string names;
+  for (const PluginItem& item : known) names += (names.empty() ? "" : ", ") + item.name;
+  Throw(ErrorCode::kNotFound, "no ", what, " named ", Quoted(name), " is loaded (known: ", names, ")");
+}
+
+FGradient GradientAttribute(const PluginItem& rule) {
+  FGradient attribute;
+  attribute.origin = DescribeItem(rule);
+  attribute.plugin = rule.plugin;
+  if (rule.abi_version < 2 || rule.callback == nullptr) {
+    attribute.unusable = StrCat("has no typed callback: a plugin of ABI version ", rule.abi_version);
+    return attribute;
+  }
+  attribute.emit = [rule](BlockBuilder& builder, const Expr& call, const Expr& output, const Expr& output_grad,
+                          bool bind_outputs) {
+    return CallGradientRule(rule, builder, call, output, output_grad, {.bind_outputs = bind_outputs});
+  };
+  return attribute;
 }
 
 std::vector<Expr> CallGradientRule(const PluginItem& rule, BlockBuilder& builder, const Expr& call,
@@ -156,6 +187,7 @@ OptimizerFunction BuildOptimizerFunction(const PluginItem& optimizer, const std:
   GeneratedUpdate update = CallOptimizer(optimizer, builder, options, param_values, grad_values);
 
   OptimizerFunction out;
+  out.origin = DescribeItem(optimizer);
   std::vector<StructInfo> state_sinfos;
   std::vector<Expr> next_states;
   for (const IRBuilderHost::State& s : update.states) {

@@ -6,6 +6,9 @@
 #include <iostream>
 
 #include "plugin_record.h"
+#include "rxt/ir/op.h"
+#include "rxt/plugin/ir_generators.h"
+#include "rxt/support/message_text.h"
 #include "rxt/runtime/extern.h"
 
 namespace rxt {
@@ -95,7 +98,41 @@ const char* PluginItemKindName(PluginItemKind kind) {
 }
 
 PluginHost::PluginHost() : sink_(LogToStderr) {}
-PluginHost::~PluginHost() = default;
+PluginHost::~PluginHost() {
+  // The ops forget this host's gradient rules (the global host is never destroyed).
+  const std::vector<PluginItem>& rules = items_[KindIndex(PluginItemKind::kGradient)];
+  if (rules.empty()) return;
+  OpRegistry::Global().Extend([&](OpRegistry& registry) {
+    for (const PluginItem& rule : rules) {
+      if (OpDef* op = registry.FindMutable(rule.name)) op->DropOwned<FGradient>(gradient_owner());
+    }
+  });
+}
+
+void PluginHost::CheckGradientRulesNameOps(PluginRecord& record) const {
+  const OpRegistry& registry = OpRegistry::Global();
+  std::vector<std::string> ops;
+  for (const OpDef* op : registry.List()) ops.push_back(op->name());
+  for (const PluginItem& item : record.staged) {
+    if (item.kind != PluginItemKind::kGradient || registry.Find(item.name) != nullptr) continue;
+    std::string closest = ClosestName(item.name, ops);
+    record.errors.emplace_back(ErrorCode::kNotFound,
+                               StrCat("gradient rule for an unknown op ", Quoted(item.name),
+                                      closest.empty() ? "" : StrCat(" (did you mean '", closest, "'?)")));
+  }
+}
+
+Function PluginHost::BuildLoss(const std::string& name, const std::string& options,
+                               const StructInfo& prediction) const {
+  return BuildLossFunction(FindTrainingItem(PluginItemKind::kLoss, name, this), options, prediction);
+}
+
+OptimizerFunction PluginHost::BuildOptimizer(const std::string& name, const std::string& options,
+                                             const std::vector<StructInfo>& params) const {
+  return BuildOptimizerFunction(FindTrainingItem(PluginItemKind::kOptimizer, name, this), options, params);
+}
+
+const TrainingProvider& DefaultTrainingProvider() { return PluginHost::Global(); }
 
 PluginHost& PluginHost::Global() {
   static PluginHost* host = new PluginHost();  // intentionally never destroyed
@@ -164,6 +201,7 @@ PluginInfo PluginHost::Negotiate(const std::shared_ptr<PluginRecord>& record) {
     std::string reason = record->last_log.empty() ? "" : ": " + record->last_log;
     Throw(ErrorCode::kFailedPrecondition, "plugin ", absolute, ": declined to load", reason);
   }
+  CheckGradientRulesNameOps(*record);
   for (const auto& loaded : plugins_) {
     if (!record->info.name.empty() && loaded->info.name == record->info.name) {
       record->errors.emplace_back(ErrorCode::kAlreadyExists, StrCat("plugin name '", record->info.name,
@@ -181,14 +219,25 @@ PluginInfo PluginHost::Negotiate(const std::shared_ptr<PluginRecord>& record) {
 
 void PluginHost::Register(const std::shared_ptr<PluginRecord>& record) {
   std::shared_ptr<const void> keep_alive = record;
+  std::vector<PluginItem> rules;
   for (PluginItem& item : record->staged) {
     item.plugin = record->info.name;
     item.abi_version = record->info.abi_version;
     item.keep_alive = keep_alive;
     record->info.items[KindIndex(item.kind)].push_back(item.name);
+    if (item.kind == PluginItemKind::kGradient) rules.push_back(item);
     items_[KindIndex(item.kind)].push_back(std::move(item));
   }
   record->staged.clear();
+  // Gradient rules become their ops' FGradient attribute (CheckGradientRulesNameOps made sure
+  // every op exists), owned by this host.
+  if (!rules.empty()) {
+    OpRegistry::Global().Extend([&](OpRegistry& registry) {
+      for (const PluginItem& rule : rules) {
+        registry.FindMutable(rule.name)->SetOwned<FGradient>(gradient_owner(), GradientAttribute(rule));
+      }
+    });
+  }
   // An extern function keeps the library loaded while the registry holds it.
   for (PluginRecord::StagedExtern& e : record->staged_externs) {
     auto function = e.function;

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <random>
 
+#include "rxt/plugin/plugin_host.h"
 #include "rxt/exec/build.h"
 #include "rxt/ir/parser.h"
 #include "rxt/plugin/kernel_library_emitter.h"

@@ -6,6 +6,7 @@
 
 #include <set>
 
+#include "rxt/plugin/plugin_host.h"
 #include "rxt/ir/parser.h"
 #include "rxt/ir/printer.h"
 #include "rxt/ir/well_formed.h"

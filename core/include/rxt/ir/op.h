@@ -186,6 +186,11 @@ Expr MakeOpCall(const std::string& op, std::vector<Expr> args, Attrs attrs = {},
 /// If |callee| is a registered op, the op; else nullptr.
 const OpDef* AsOp(const Expr& callee);
 
+/// The arguments of an op call as plugins see them (rxt_ir_api_t's num_args/arg) and as a
+/// gradient rule returns their adjoints: the call's arguments, except for call_kernel and
+/// call_extern, whose arguments are the fields of their argument tuple.
+const std::vector<Expr>& IRCallArgs(const CallNode& call);
+
 /// The uniform error of a bad call: "<span>: <op>: <message>".
 [[noreturn]] void OpError(const CallNode& call, const std::string& message);
 /// "argument x1 (%x: Tensor((2, 3), float32))": how errors name an argument.

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "rxt/ir/builder.h"
+#include "rxt/ir/op.h"
 #include "rxt/ir_builder.h"
 
 namespace rxt {
@@ -36,11 +37,6 @@ struct rxt_ir_builder_s {
 };
 
 namespace rxt {
-
-/// The arguments of an op call as rxt_ir_api_t shows them (num_args, arg) and as a gradient
-/// rule fills its input adjoints: the call's arguments, except for call_kernel and call_extern,
-/// whose arguments are the fields of their argument tuple.
-const std::vector<Expr>& IRCallArgs(const CallNode& call);
 
 class IRBuilderHost {
  public:

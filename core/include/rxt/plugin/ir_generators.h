@@ -14,11 +14,21 @@
 #include "rxt/ir/builder.h"
 #include "rxt/plugin/ir_builder_host.h"
 #include "rxt/plugin/plugin_host.h"
+#include "rxt/transform/training/providers.h"
 
 namespace rxt {
 
 /// "gradient rule 'matmul' (plugin grad_std)", "loss 'mse' (plugin loss_std)".
 std::string DescribeItem(const PluginItem& item);
+
+/// The item of |kind| named |name| among |plugins| (null: PluginHost::Global()). Throws
+/// kNotFound naming the known items of that kind ("no loss named 'mse2' is loaded (known:
+/// cross_entropy, l1, mse)"), or saying none is loaded and how to load some.
+PluginItem FindTrainingItem(PluginItemKind kind, const std::string& name, const PluginHost* plugins = nullptr);
+
+/// The FGradient attribute a gradient rule (a kGradient item) becomes: its emit calls
+/// CallGradientRule; a rule of a plugin of ABI version 1 (untyped callbacks) has none.
+FGradient GradientAttribute(const PluginItem& rule);
 
 /// Calls the gradient rule |rule| (a kGradient item) for the binding `output = call`, where
 /// |output_grad| is the output's adjoint (a tuple expression for an op with a tuple result);
@@ -56,21 +66,7 @@ GeneratedUpdate CallOptimizer(const PluginItem& optimizer, BlockBuilder& builder
 /// The loss function `(predictions, <targets>...) -> loss`, one dataflow block.
 Function BuildLossFunction(const PluginItem& loss, const std::string& options, const StructInfo& prediction);
 
-/// One tensor of optimizer state: its name, struct info and initial value (every element).
-struct OptimizerStateSpec {
-  std::string name;
-  StructInfo sinfo;
-  double init = 0;
-};
-
-/// The optimizer's update function, as in the seed:
-///   (params: Tuple(P...), gradients: Tuple(P...), optim_states: Tuple(S...))
-///       -> Tuple(Tuple(P...), Tuple(S...))
-/// with the states in declaration order.
-struct OptimizerFunction {
-  Function function;
-  std::vector<OptimizerStateSpec> states;
-};
+/// The optimizer's update function (OptimizerFunction, transform/training/providers.h).
 OptimizerFunction BuildOptimizerFunction(const PluginItem& optimizer, const std::string& options,
                                          const std::vector<StructInfo>& params);
 

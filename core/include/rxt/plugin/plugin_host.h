@@ -1,6 +1,7 @@
 // The plugin host: loads plugin libraries (abi/include/rxt/plugin.h), negotiates the ABI
 // version, and keeps the registry of what they provide (optimizers, losses, gradient rules,
-// backends). A plugin's library stays loaded while anything it provides is still held.
+// backends). Gradient rules become their ops' FGradient attribute, owned by the host that
+// loaded them; a rule for an op the registry does not know is refused. A plugin's library stays loaded while anything it provides is still held.
 //
 //   PluginHost& host = PluginHost::Global();
 //   host.Load("build/lib/rxt/plugins/optim_std.so");   // throws rxt::Error naming file + problem
@@ -18,6 +19,7 @@
 
 #include "rxt/plugin.h"
 #include "rxt/support/error.h"
+#include "rxt/transform/training/providers.h"
 
 namespace rxt {
 
@@ -63,10 +65,13 @@ namespace plugin_detail {
 struct PluginRecord;
 }
 
-class PluginHost {
+/// Also the TrainingProvider of the training transforms: its losses and optimizers by name,
+/// and the FGradient attributes its gradient rules became.
+class PluginHost : public TrainingProvider {
  public:
   PluginHost();
-  ~PluginHost();
+  /// The ops forget the gradient rules this host attached.
+  ~PluginHost() override;
   PluginHost(const PluginHost&) = delete;
   PluginHost& operator=(const PluginHost&) = delete;
 
@@ -107,11 +112,18 @@ class PluginHost {
   /// run while the host loads a plugin: it must not call back into the host.
   void SetLogSink(PluginLogSink sink);
 
+  // TrainingProvider: kNotFound naming the loaded items of the kind (FindTrainingItem).
+  Function BuildLoss(const std::string& name, const std::string& options, const StructInfo& prediction) const override;
+  OptimizerFunction BuildOptimizer(const std::string& name, const std::string& options,
+                                   const std::vector<StructInfo>& params) const override;
+
  private:
   std::shared_ptr<plugin_detail::PluginRecord> Open(const std::string& path) const;
   /// Calls the record's entry point, checks the descriptor and registers it (mutex_ held).
   PluginInfo Negotiate(const std::shared_ptr<plugin_detail::PluginRecord>& record);
   void Register(const std::shared_ptr<plugin_detail::PluginRecord>& record);
+  /// Records an error for each gradient rule whose op the registry does not know.
+  void CheckGradientRulesNameOps(plugin_detail::PluginRecord& record) const;
 
   mutable std::mutex mutex_;  // loading is serialized; the entry point runs under it
   std::vector<std::shared_ptr<plugin_detail::PluginRecord>> plugins_;

@@ -3,6 +3,7 @@
 // setup. The loss, optimizer and gradient rules are the test fixtures' (test_sse, test_sgd,
 // tests/plugins/fixtures/{ir_generators,grad_rules}.c) in a host of the tests' own; numeric
 // checks with the standard plugins are in tests/training_numeric.
+#include "rxt/plugin/plugin_host.h"
 #include "rxt/transform/training/setup_trainer.h"
 
 #include <gtest/gtest.h>

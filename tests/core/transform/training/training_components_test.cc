@@ -1,6 +1,8 @@
 // Losses and optimizers by name (core/src/transform/training_components.cc), with the test
 // fixtures' loss and optimizer (tests/plugins/fixtures/ir_generators.c) in a host of the tests'
 // own. The standard plugins' numbers are checked in tests/plugins/{loss_std,optim_std}.
+#include "rxt/plugin/ir_generators.h"
+#include "rxt/plugin/plugin_host.h"
 #include "rxt/transform/training/training_components.h"
 
 #include <gtest/gtest.h>

@@ -7,9 +7,9 @@
 //   // @loss_adjoint(%x, %w0, ...) -> ((loss), (d_w0, d_b0, ...))
 //
 // The target (the function's result, or field |target_index| of a tuple result) must be a 0-d
-// float tensor. Gradient rules come from loaded plugins (items of kind gradient, named after
-// their op: plugins/grad_std provides the standard ones); the checkpoint markers
-// (checkpoint_start / checkpoint_end) are built in.
+// float tensor. Gradient rules are the ops' FGradient attributes (transform/training/providers.h),
+// which loaded plugins attach (plugins/grad_std provides the standard ones); the checkpoint
+// markers (checkpoint_start / checkpoint_end) are built in.
 #pragma once
 
 #include <optional>
@@ -18,14 +18,15 @@
 
 #include "rxt/ir/module.h"
 #include "rxt/pass/pass.h"
-#include "rxt/plugin/plugin_host.h"
+#include "rxt/transform/training/providers.h"
 
 namespace rxt {
 
 /// Adds @<func>_adjoint to |module| (replacing one of that name). |require_grads| lists the
 /// indices of the parameters to differentiate, in the order their adjoints are returned
-/// (default: every parameter, which must then all be float tensors). Rules come from
-/// |plugins| (default: PluginHost::Global()).
+/// (default: every parameter, which must then all be float tensors). Each op's rule is its
+/// FGradient attribute as |rules| attached it (default: DefaultTrainingProvider(), the
+/// process-wide plugin host).
 ///
 /// Errors (rxt::Error, messages starting "Gradient: "): kNotFound for a missing function;
 /// kInvalidArgument for a bad require_grads index, a duplicate, a parameter that takes no
@@ -33,7 +34,7 @@ namespace rxt {
 /// unbalanced checkpoint markers, a gradient rule that fails; kUnimplemented listing every op
 /// (and where it is used) that has no gradient rule.
 IRModule Gradient(IRModule module, const std::string& func, std::optional<std::vector<int>> require_grads = std::nullopt,
-                  int target_index = 0, const PluginHost* plugins = nullptr);
+                  int target_index = 0, const TrainingProvider* rules = nullptr);
 
 /// Simplifies the transposes differentiation leaves behind (permute_dims of permute_dims,
 /// matmul with transposed operands): see transform/passes.h, SimplifyTransposes.

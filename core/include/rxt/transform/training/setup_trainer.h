@@ -26,7 +26,6 @@
 
 #include "rxt/ir/module.h"
 #include "rxt/pass/pass.h"
-#include "rxt/plugin/plugin_host.h"
 #include "rxt/transform/training/training_components.h"
 
 namespace rxt {
@@ -57,8 +56,9 @@ struct TrainerSetup {
   /// Run LegalizeOps at the end (the seed's default). A caller that builds with a kernel library
   /// (Build with libraries, e.g. "dnnl") passes false and lets the build pipeline legalize.
   bool legalize = true;
-  /// Where losses, optimizers and gradient rules come from (null: PluginHost::Global()).
-  const PluginHost* plugins = nullptr;
+  /// Where losses, optimizers and gradient rules come from, e.g. a PluginHost (null: the
+  /// process-wide one, DefaultTrainingProvider()).
+  const TrainingProvider* plugins = nullptr;
 };
 
 /// The trainer module of |backbone| (see above).

@@ -1,6 +1,7 @@
-// Losses and optimizers by name: the seed's Loss and Optimizer objects, made from the items
-// of loaded plugins (plugins/loss_std, plugins/optim_std, or a user's own). Options are text in
-// the attribute syntax ("reduction=\"sum\"", "lr=0.01, weight_decay=0.01").
+// Losses and optimizers by name: the seed's Loss and Optimizer objects, made by a
+// TrainingProvider (transform/training/providers.h; the plugin host, from plugins/loss_std,
+// plugins/optim_std or a user's own). Options are text in the attribute syntax
+// ("reduction=\"sum\"", "lr=0.01, weight_decay=0.01").
 //
 //   Function loss = MakeLossFunction({"cross_entropy", "reduction=\"sum\""}, out_sinfo);
 //   // @loss(%predictions: Tensor((64, 10), float32), %targets: Tensor((64,), int64))
@@ -13,8 +14,7 @@
 #include <vector>
 
 #include "rxt/ir/expr.h"
-#include "rxt/plugin/ir_generators.h"
-#include "rxt/plugin/plugin_host.h"
+#include "rxt/transform/training/providers.h"
 
 namespace rxt {
 
@@ -30,15 +30,14 @@ struct OptimizerSpec {
   std::string options;
 };
 
-/// The item of |kind| named |name| among |plugins| (null: PluginHost::Global()). Throws
-/// kNotFound naming the known items of that kind ("no loss named 'mse2' is loaded (known:
-/// cross_entropy, l1, mse)"), or saying none is loaded and how to load some.
-PluginItem FindTrainingItem(PluginItemKind kind, const std::string& name, const PluginHost* plugins = nullptr);
-
 /// The loss function `(predictions, targets...) -> loss` for a prediction of struct info
 /// |prediction| (the seed's `CrossEntropyLoss(reduction="sum")(out_sinfo, label_sinfo)`; the
-/// loss declares its targets). Errors name the loss and its plugin.
-Function MakeLossFunction(const LossSpec& loss, const StructInfo& prediction, const PluginHost* plugins = nullptr);
+/// loss declares its targets), from |provider| (null: DefaultTrainingProvider()). Throws
+/// kNotFound naming the known losses ("no loss named 'mse2' is loaded (known: cross_entropy,
+/// l1, mse)"), or saying none is loaded and how to load some; other errors name the loss and
+/// its plugin.
+Function MakeLossFunction(const LossSpec& loss, const StructInfo& prediction,
+                          const TrainingProvider* provider = nullptr);
 
 /// An optimizer set up for given parameters (the seed's `SGD(0.1).init(params)`).
 struct OptimizerInstance {
@@ -53,7 +52,7 @@ struct OptimizerInstance {
 
 /// Throws as MakeLossFunction; kInvalidArgument when a state's shape is not static.
 OptimizerInstance MakeOptimizer(const OptimizerSpec& optimizer, const std::vector<StructInfo>& params,
-                                const PluginHost* plugins = nullptr);
+                                const TrainingProvider* provider = nullptr);
 
 /// One tensor per state: its static shape and dtype, every element its init value.
 std::vector<Tensor> InitialOptimizerState(const std::vector<OptimizerStateSpec>& states);

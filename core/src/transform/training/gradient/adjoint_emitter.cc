@@ -4,7 +4,7 @@
 #include "fresh_copy.h"
 #include "rxt/ir/printer.h"
 #include "rxt/ir/op.h"
-#include "rxt/plugin/ir_generators.h"
+#include "rxt/ir/op.h"
 
 namespace rxt::gradient {
 namespace {
@@ -255,13 +255,13 @@ void AdjointEmitter::BackpropCall(const Binding& b, const CallNode& call, const 
     Distribute(call.args[0], adjoint);
     return;
   }
-  const PluginItem& rule = setup_.rules->at(op->name());
+  const FGradient& rule = setup_.rules->at(op->name());
   Expr call_value = SubstituteCall(b.value);
   Expr output = Primal(b.var);
   Expr output_grad = Materialize(adjoint, b.var->struct_info, [&] { return output; });
   std::vector<Expr> grads;
   try {
-    grads = CallGradientRule(rule, builder_, call_value, output, output_grad, {.bind_outputs = setup_.bind_outputs});
+    grads = rule.emit(builder_, call_value, output, output_grad, setup_.bind_outputs);
   } catch (const Error& e) {
     Throw(e.code(), "Gradient: ", setup_.function, ": at %", b.var->name, " = ", op->name(), "(...): ", e.what());
   }

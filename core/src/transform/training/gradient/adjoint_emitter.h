@@ -1,6 +1,6 @@
 // The backward pass of the Gradient pass: walks the bindings of a function in reverse and
 // writes the adjoint of every relevant variable into a BlockBuilder, calling the ops' gradient
-// rules (plugins, through rxt/plugin/ir_generators.h).
+// rules (the ops' FGradient attributes, transform/training/providers.h).
 //
 // Forward values the rules read come from Primal(): the variable itself, or — for bindings
 // inside a checkpoint segment or an If branch — a copy computed again in the backward pass

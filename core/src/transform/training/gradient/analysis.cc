@@ -103,9 +103,8 @@ void CollectMissing(const SeqExprNode& seq, const VarSet& relevant, const RuleTa
         auto rule = rules.find(op->name());
         if (rule == rules.end()) {
           report(op->name(), b.var);
-        } else if (rule->second.abi_version < 2 || rule->second.callback == nullptr) {
-          report(StrCat(op->name(), " (the rule of plugin ", rule->second.plugin,
-                        " has no typed callback: a plugin of ABI version ", rule->second.abi_version, ")"),
+        } else if (!rule->second.emit) {
+          report(StrCat(op->name(), " (the rule of plugin ", rule->second.plugin, " ", rule->second.unusable, ")"),
                  b.var);
         }
       } else if (const auto* gv = call->callee->As<GlobalVarNode>()) {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "rxt/ir/expr.h"
-#include "rxt/plugin/plugin_host.h"
+#include "rxt/transform/training/providers.h"
 
 namespace rxt::gradient {
 
@@ -33,8 +33,8 @@ bool IsCheckpointEnd(const Expr& value);
 /// variables too).
 VarSet FindRelevantVars(const SeqExprNode& body, const std::vector<Var>& required, const Var& target);
 
-/// The gradient rules available, by op name.
-using RuleTable = std::map<std::string, PluginItem>;
+/// The gradient rules available (the FGradient attributes of one provider), by op name.
+using RuleTable = std::map<std::string, FGradient>;
 
 /// Every relevant binding whose value cannot be differentiated (an op without a usable rule,
 /// a call of a module or external function) as one line each, "exp: at %lv3, %lv5 in @main";

@@ -20,6 +20,7 @@
 #include "analysis.h"
 #include "fresh_copy.h"
 #include "rxt/ir/mutator.h"
+#include "rxt/ir/op.h"
 #include "rxt/ir/printer.h"
 #include "rxt/ir/visitor.h"
 #include "rxt/support/message_text.h"
@@ -124,9 +125,13 @@ std::vector<int> CheckRequired(const Function& f, const std::string& name, const
   return indices;
 }
 
-RuleTable LoadedRules(const PluginHost& plugins) {
+RuleTable LoadedRules(const TrainingProvider& provider) {
   RuleTable rules;
-  for (PluginItem& item : plugins.Items(PluginItemKind::kGradient)) rules.emplace(item.name, std::move(item));
+  for (const OpDef* op : OpRegistry::Global().List()) {
+    if (std::optional<FGradient> rule = op->GetOwned<FGradient>(provider.gradient_owner())) {
+      rules.emplace(op->name(), std::move(*rule));
+    }
+  }
   return rules;
 }
 
@@ -200,7 +205,7 @@ class VarRenamer : public ExprMutator {
 
 Function BuildAdjoint(const IRModule& module, const Function& original, const std::string& name,
                       const std::optional<std::vector<int>>& require_grads, int target_index,
-                      const PluginHost& plugins) {
+                      const TrainingProvider& provider) {
   std::vector<int> required_indices = CheckRequired(original, name, require_grads);
   const bool single_block = IsSingleDataflowBlock(original);
   Function f = CopyWithFreshVars(original, &module, /*keep_dataflow_vars=*/single_block);
@@ -209,7 +214,7 @@ Function BuildAdjoint(const IRModule& module, const Function& original, const st
   for (int i : required_indices) required.push_back(f->params[i]);
 
   VarSet relevant = FindRelevantVars(*f->body, required, target.var);
-  RuleTable rules = LoadedRules(plugins);
+  RuleTable rules = LoadedRules(provider);
   if (std::vector<std::string> missing = FindMissingRules(*f->body, relevant, rules, name); !missing.empty()) {
     ReportMissingRules(missing, rules, name);
   }
@@ -277,7 +282,7 @@ Function BuildAdjoint(const IRModule& module, const Function& original, const st
 }  // namespace gradient
 
 IRModule Gradient(IRModule module, const std::string& func, std::optional<std::vector<int>> require_grads,
-                  int target_index, const PluginHost* plugins) {
+                  int target_index, const TrainingProvider* rules) {
   Function f = module.FindFunction(func);
   if (f == nullptr) {
     std::string known;
@@ -288,7 +293,7 @@ IRModule Gradient(IRModule module, const std::string& func, std::optional<std::v
           known.empty() ? std::string(" (it has none)") : StrCat(" (functions: ", known, ")"));
   }
   Function adjoint = gradient::BuildAdjoint(module, f, func, require_grads, target_index,
-                                            plugins != nullptr ? *plugins : PluginHost::Global());
+                                            rules != nullptr ? *rules : DefaultTrainingProvider());
   module.Add(func + "_adjoint", std::move(adjoint));
   return module;
 }
