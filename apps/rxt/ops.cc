@@ -1,18 +1,55 @@
-// rxt ops: every registered op with its one-line summary.
+// rxt ops: every registered op with what it has — a legalization, a gradient rule (and the
+// plugin it comes from), the kernel libraries that can take it — and a one-line summary.
+// Gradient rules come from plugins, so the command loads them as `rxt plugins` does.
 #include <iostream>
+#include <memory>
 
 #include "command.h"
 #include "rxt/ir/op.h"
+#include "rxt/plugin/plugin_host.h"
+#include "rxt/transform/legalize/legalize.h"
+#include "rxt/transform/training/providers.h"
 #include "table.h"
 
 namespace rxt::cli {
+namespace {
+
+struct OpsOptions {
+  std::vector<std::string> paths;
+  bool no_search = false;
+};
+
+std::string Joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ",") + name;
+  return out.empty() ? "-" : out;
+}
+
+}  // namespace
 
 void AddOpsCommand(CLI::App& app, CommandResult& result) {
-  CLI::App* ops = app.add_subcommand("ops", "List every registered op with a one-line summary.");
-  ops->callback([&result] {
-    std::vector<std::pair<std::string, std::string>> rows;
-    for (const OpDef* op : OpRegistry::Global().List()) rows.emplace_back(op->name(), FirstLine(op->doc()));
-    PrintTable(std::cout, rows);
+  auto options = std::make_shared<OpsOptions>();
+  CLI::App* ops = app.add_subcommand(
+      "ops", "List every registered op: legalization, gradient rule (and its plugin), kernel libraries, summary.");
+  ops->add_option("--plugin", options->paths, "Also load the plugin library at PATH (repeatable)")->type_name("PATH");
+  ops->add_flag("--no-search-path", options->no_search,
+                "Do not load the plugins of the search path (RXT_PLUGIN_PATH, then the installation's)");
+  ops->footer("Columns: legalize (yes: LegalizeOps lowers it to a kernel), gradient (the plugin whose rule\n"
+              "differentiates it, - for none), libraries (kernel libraries that can take its calls).");
+  ops->callback([options, &result] {
+    PluginHost& host = PluginHost::Global();
+    if (!options->no_search) {
+      for (const Error& failure : host.LoadSearchPath()) std::cerr << "rxt: warning: " << failure.what() << "\n";
+    }
+    for (const std::string& path : options->paths) host.Load(path);  // an error ends the command
+    std::vector<std::vector<std::string>> rows = {{"op", "legalize", "gradient", "libraries", "summary"}};
+    for (const OpDef* op : OpRegistry::Global().List()) {
+      std::optional<FGradient> rule = op->GetOwned<FGradient>(host.gradient_owner());
+      std::string gradient = !rule ? "-" : rule->emit ? rule->plugin : rule->plugin + " (unusable)";
+      rows.push_back({op->name(), op->Has<FLegalize>() ? "yes" : "no", gradient,
+                      Joined(LibrariesTaking(op->name())), FirstLine(op->doc())});
+    }
+    PrintColumns(std::cout, rows);
     result.exit_code = 0;
   });
 }

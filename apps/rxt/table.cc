@@ -17,4 +17,19 @@ void PrintTable(std::ostream& out, const std::vector<std::pair<std::string, std:
   }
 }
 
+void PrintColumns(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> widths;
+  for (const auto& row : rows) {
+    if (widths.size() < row.size()) widths.resize(row.size(), 0);
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) {
+      out << row[i];
+      if (i + 1 < row.size()) out << std::string(widths[i] - row[i].size() + 2, ' ');
+    }
+    out << "\n";
+  }
+}
+
 }  // namespace rxt::cli

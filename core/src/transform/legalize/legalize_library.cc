@@ -43,18 +43,19 @@ std::vector<std::string> ParseLibraries(const std::string& text) {
 
 struct LibraryRule {
   const char* library;
+  const char* op;  // the op of the binding the matcher starts from
   Matcher match;
 };
 
 /// In order of preference: the weight-gradient pattern contains an nn.conv2d that the forward
 /// matcher would otherwise take alone.
 const std::vector<LibraryRule>& Rules() {
-  static const std::vector<LibraryRule> rules = {{"dnnl", MatchDnnlMatmul},
-                                                 {"dnnl", MatchDnnlConv2dBackwardWeights},
-                                                 {"dnnl", MatchDnnlConv2d},
-                                                 {"dnnl", MatchDnnlConv2dBackwardData},
-                                                 {"dnnl", MatchDnnlMaxPool2dBackward},
-                                                 {"dnnl", MatchDnnlMaxPool2d}};
+  static const std::vector<LibraryRule> rules = {{"dnnl", "matmul", MatchDnnlMatmul},
+                                                 {"dnnl", "nn.conv2d", MatchDnnlConv2dBackwardWeights},
+                                                 {"dnnl", "nn.conv2d", MatchDnnlConv2d},
+                                                 {"dnnl", "nn.conv2d_transpose", MatchDnnlConv2dBackwardData},
+                                                 {"dnnl", "nn.max_pool2d_backward", MatchDnnlMaxPool2dBackward},
+                                                 {"dnnl", "nn.max_pool2d", MatchDnnlMaxPool2d}};
   return rules;
 }
 
@@ -129,6 +130,16 @@ IRModule RewriteModule(IRModule module, const PassContext& context) {
 }
 
 }  // namespace
+
+std::vector<std::string> LibrariesTaking(const std::string& op) {
+  std::vector<std::string> libraries;
+  for (const LibraryRule& rule : Rules()) {
+    if (rule.op == op && std::find(libraries.begin(), libraries.end(), rule.library) == libraries.end()) {
+      libraries.push_back(rule.library);
+    }
+  }
+  return libraries;
+}
 
 Pass LegalizeLibraryCalls() { return CreateModulePass(RewriteModule, "LegalizeLibraryCalls"); }
 
