@@ -1,13 +1,12 @@
 // rxt build FILE -o OUT.rxtx [--backend NAME]: parse, legalize the remaining op calls, compile
-// to VM bytecode with portable kernels, save the executable. The plugins of the search path are
-// loaded first: they decide the default backend (cpu if present) and the usable kernel libraries.
+// to VM bytecode with portable kernels, save the executable. Plugins, backend and libraries are
+// resolved by the build session (exec/session.h), as the C ABI does.
 #include <iostream>
 #include <memory>
 
 #include "command.h"
-#include "rxt/exec/available_libraries.h"
-#include "rxt/exec/build.h"
-#include "rxt/plugin/plugin_host.h"
+#include "rxt/exec/session.h"
+#include "session_notes.h"
 
 namespace rxt::cli {
 
@@ -39,20 +38,13 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
   build->footer("Runs the build pipeline first (LegalizeOps, then fusion), so op calls become kernels. Example:\n"
                 "  rxt build examples/my_module.rxt -o my_module.rxtx");
   build->callback([options, &result] {
-    PluginHost& host = PluginHost::Global();
-    if (!options->no_search) {
-      for (const Error& failure : host.LoadSearchPath()) std::cerr << "rxt: warning: " << failure.what() << "\n";
-    }
-    for (const std::string& path : options->plugins) host.Load(path);
-    std::string backend = options->backend.empty() ? DefaultBackend() : options->backend;
-    BuildOptions build_options{.backend = backend};
-    // Requested libraries are used as asked ('rxt run' reports one nobody provides); the
-    // backend's defaults only where a plugin provides them.
-    build_options.libraries = options->libraries.empty() ? ChooseLoadedLibraries(backend).used
-                                                         : ChooseLibraries(backend, options->libraries);
-    build_options.emit_library = options->emit_library;
+    Session session({.plugins = options->plugins, .search_path = !options->no_search});
+    BuildRequest request{.backend = options->backend, .emit_library = options->emit_library};
+    if (!options->libraries.empty()) request.libraries = JoinLibraries(options->libraries);
     IRModule module = ParseFile(options->file);
-    Executable exec = NamingFileInErrors(options->file, [&] { return Build(std::move(module), build_options); });
+    Executable exec =
+        NamingFileInErrors(options->file, [&] { return session.Build(std::move(module), request); });
+    PrintNotes(session);
     exec.Save(options->output);
     auto count = [](size_t n, const char* what) { return StrCat(n, " ", what, n == 1 ? "" : "s"); };
     std::cout << options->output << ": " << count(exec.functions.size(), "function") << ", "

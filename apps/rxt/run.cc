@@ -7,10 +7,10 @@
 
 #include "command.h"
 #include "npy.h"
-#include "rxt/plugin/plugin_kernel_provider.h"
-#include "rxt/runtime/aot_library.h"
+#include "rxt/exec/session.h"
 #include "rxt/runtime/vm.h"
 #include "rxt/support/message_text.h"
+#include "session_notes.h"
 
 namespace rxt::cli {
 namespace {
@@ -78,19 +78,9 @@ void Run(const RunOptions& options) {
   std::vector<std::string> paths;
   std::vector<Value> args = ReadArguments(exec.functions[function], options.inputs, paths);
 
-  PluginHost& host = PluginHost::Global();
-  if (!options.no_search) {
-    for (const Error& failure : host.LoadSearchPath()) std::cerr << "rxt: warning: " << failure.what() << "\n";
-  }
-  for (const std::string& path : options.plugins) host.Load(path);
-  std::string backend = !options.backend.empty() ? options.backend : !exec.backend.empty() ? exec.backend : "reference";
-  // Kernels compiled ahead of time run from their library, unless another backend is asked for.
-  std::unique_ptr<KernelProvider> provider;
-  if (!exec.aot_library.empty() && backend == exec.backend) {
-    provider = std::make_unique<AotKernelProvider>(AotKernelProvider::ForExecutable(exec));
-  } else {
-    provider = std::make_unique<PluginKernelProvider>(PluginKernelProvider::Find(backend, host));
-  }
+  Session session({.plugins = options.plugins, .search_path = !options.no_search});
+  std::unique_ptr<KernelProvider> provider = session.KernelsFor(exec, options.backend);
+  PrintNotes(session);
 
   VirtualMachine vm(std::move(exec), *provider);
   vm.SetProfiling(options.profile);

@@ -10,13 +10,13 @@
 
 #include "command.h"
 #include "progress.h"
-#include "rxt/exec/available_libraries.h"
 #include "rxt/exec/build_trainer.h"
+#include "rxt/exec/session.h"
 #include "rxt/ir/parser.h"
-#include "rxt/plugin/plugin_kernel_provider.h"
 #include "rxt/runtime/thread_pool.h"
 #include "rxt/train/random.h"
 #include "seed_mlp.h"
+#include "session_notes.h"
 #include "train_batches.h"
 #include "train_checkpoints.h"
 #include "train_options.h"
@@ -35,30 +35,6 @@ std::string TextHash(const std::string& text) {
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
   return hex;
-}
-
-void LoadPlugins(const TrainOptions& options) {
-  PluginHost& host = PluginHost::Global();
-  for (const Error& failure : host.LoadSearchPath()) std::cerr << "rxt: warning: " << failure.what() << "\n";
-  for (const std::string& path : options.plugins) host.Load(path);
-}
-
-std::string ChooseBackend(const TrainOptions& options) {
-  if (!options.backend.empty()) return options.backend;
-  std::string backend = DefaultBackend();
-  if (backend != "cpu") {
-    std::cerr << "rxt train: no cpu backend is loaded: using the reference interpreter (slow; see 'rxt plugins')\n";
-  }
-  return backend;
-}
-
-/// The backend's default kernel libraries, keeping only those whose functions are loaded.
-std::vector<std::string> ChooseAvailableLibraries(const std::string& backend) {
-  LibraryChoice choice = ChooseLoadedLibraries(backend);
-  for (const std::string& library : choice.missing) {
-    std::cerr << "rxt train: kernel library '" << library << "' is not loaded: using generated kernels only\n";
-  }
-  return choice.used;
 }
 
 struct Model {
@@ -129,8 +105,7 @@ void PrintStepProfile(Trainer& trainer, const DataLayout& layout, const ImageSet
 void RunTraining(const TrainOptions& options) {
   // Before anything starts the thread pool or loads a plugin (plugins read the pool's size).
   if (options.threads > 0) ::setenv("RXT_NUM_THREADS", std::to_string(options.threads).c_str(), 1);
-  LoadPlugins(options);
-  std::string backend = ChooseBackend(options);
+  Session session({.plugins = options.plugins});
 
   std::string data_dir = options.data.empty() ? kFashionMnistDir : options.data;
   FashionMnist data = LoadFashionMnist(data_dir);
@@ -143,17 +118,17 @@ void RunTraining(const TrainOptions& options) {
   LrSchedule schedule = ScheduleFor(options, steps_per_epoch);
 
   auto build_start = Clock::now();
-  BuildOptions build{.backend = backend, .opt_level = 2, .libraries = ChooseAvailableLibraries(backend)};
-  TrainerProgram program =
-      IsTrainerModule(model.module)
-          ? BuildTrainerProgram(model.module, build)
-          : BuildTrainerProgram(model.module,
-                                {.loss = {options.loss, options.LossOptions()},
-                                 .optimizer = {options.optimizer, options.OptimizerOptions()}},
-                                build);
-  DataLayout layout = MatchModelToData(program, options.batch_size);
-  auto provider = std::make_shared<PluginKernelProvider>(PluginKernelProvider::Find(backend));
-  Trainer trainer(std::move(program), provider);
+  TrainRequest request{.build = {.backend = options.backend}};
+  if (!IsTrainerModule(model.module)) {
+    request.loss = {options.loss, options.LossOptions()};
+    request.optimizer = {options.optimizer, options.OptimizerOptions()};
+  }
+  std::unique_ptr<Trainer> built_trainer = session.CreateTrainer(model.module, request);
+  PrintNotes(session);
+  Trainer& trainer = *built_trainer;
+  const BuildOptions& build = session.last_build();
+  const std::string& backend = build.backend;
+  DataLayout layout = MatchModelToData(trainer.program(), options.batch_size);
   double build_seconds = SecondsSince(build_start);
 
   std::string title = StrCat(model.description, ", ", options.optimizer, " lr ", options.lr, ", batch ",

@@ -1,0 +1,104 @@
+// The build session: what the rxt command and the C ABI both go through to build executables,
+// create trainers and pick the kernels an executable runs with, so that they resolve plugins,
+// backend and kernel libraries the same way. The defaults, in one place (docs/abi.md and
+// docs/cli.md point here):
+//
+//   plugins    the files asked for are loaded first (a failure is an error); then, unless the
+//              search path is off, the search path (RXT_PLUGIN_PATH, then the installation's
+//              plugin directory) is loaded if something the session needs is not loaded yet
+//              (its failures become notes: what is still missing then fails by name later)
+//   backend    as asked; else "cpu" when a loaded plugin provides it, else "reference"
+//   libraries  as asked ("dnnl", "dnnl,other", "none"), used as asked; else the backend's
+//              preferred libraries (cpu: dnnl) that a loaded plugin provides, a note for each
+//              one that none does
+//   running    an executable runs on the backend asked for, else the one it was built for;
+//              kernels it carries compiled ahead of time run from their library unless another
+//              backend is asked for
+//
+//   Session session({.plugins = {"lion.so"}});
+//   Executable exec = session.Build(module, {.backend = ""});            // cpu + dnnl if loaded
+//   std::unique_ptr<Trainer> trainer = session.CreateTrainer(backbone, {.loss = {"mse", ""},
+//                                                                      .optimizer = {"sgd", "lr=0.1"}});
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rxt/exec/build.h"
+#include "rxt/ir/module.h"
+#include "rxt/plugin/plugin_host.h"
+#include "rxt/runtime/kernel.h"
+#include "rxt/train/trainer.h"
+#include "rxt/transform/training/training_components.h"
+
+namespace rxt {
+
+struct SessionOptions {
+  /// Plugin files to load first; a failure is an error.
+  std::vector<std::string> plugins;
+  /// Load the search path when something the session needs is not loaded (false: never).
+  bool search_path = true;
+};
+
+/// What to build: empty fields take the defaults above.
+struct BuildRequest {
+  std::string backend;
+  /// A comma-separated list of library names, or "none"; nullopt: the backend's defaults.
+  std::optional<std::string> libraries;
+  int opt_level = 2;
+  /// Also compile the kernels ahead of time into this shared library (BuildOptions::emit_library).
+  std::string emit_library;
+};
+
+/// What a trainer needs beyond the build: the loss and optimizer of a backbone module (a
+/// trainer module has them compiled in and must leave both empty).
+struct TrainRequest {
+  BuildRequest build;
+  LossSpec loss;
+  OptimizerSpec optimizer;
+};
+
+/// "dnnl, other" -> {"dnnl", "other"} (names trimmed); "none" -> {}. kInvalidArgument for an
+/// empty name ("dnnl,,x") naming |what| ("--library", "options.libraries").
+std::vector<std::string> ParseLibraryList(const std::string& text, const std::string& what);
+
+class Session {
+ public:
+  explicit Session(SessionOptions options = {}, PluginHost& host = PluginHost::Global());
+
+  /// The backend, libraries and options a build of |request| uses (loads plugins as needed).
+  BuildOptions Resolve(const BuildRequest& request);
+  /// Resolve, then Build (exec/build.h).
+  Executable Build(IRModule module, const BuildRequest& request = {});
+  /// A trainer for |module|, a backbone (with request.loss and request.optimizer) or a trainer
+  /// module, running on the resolved backend. The options it was built with: last_build().
+  std::unique_ptr<Trainer> CreateTrainer(const IRModule& module, const TrainRequest& request);
+  /// The kernels |exec| runs with on |backend| (empty: the one it was built for).
+  std::unique_ptr<KernelProvider> KernelsFor(const Executable& exec, const std::string& backend = "");
+
+  /// What the session decided that a user may want to know, one line each: search-path
+  /// plugins that failed to load, default libraries no plugin provides, the reference
+  /// fallback. The rxt command prints them; the C ABI sends them to the plugin log.
+  const std::vector<std::string>& notes() const { return notes_; }
+  /// The options of the last Resolve (or Build, CreateTrainer).
+  const BuildOptions& last_build() const { return last_build_; }
+  PluginHost& host() { return host_; }
+
+ private:
+  /// Loads the search path once if |backend| (empty: the cpu default), the backend's default
+  /// libraries (when |libraries_defaulted|) or the training items are not all loaded.
+  void LoadWhatIsMissing(const std::string& backend, bool libraries_defaulted, const LossSpec* loss,
+                         const OptimizerSpec* optimizer);
+  /// Loads the search path unless it is off or already loaded.
+  void LoadSearchPathOnce();
+
+  PluginHost& host_;
+  SessionOptions options_;
+  bool searched_ = false;
+  std::vector<std::string> notes_;
+  BuildOptions last_build_;
+};
+
+}  // namespace rxt

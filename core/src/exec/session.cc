@@ -1,0 +1,142 @@
+// The build session (exec/session.h): plugins, backend and kernel libraries resolved one way
+// for the rxt command and the C ABI.
+#include "rxt/exec/session.h"
+
+#include <algorithm>
+
+#include "rxt/exec/available_libraries.h"
+#include "rxt/exec/build_trainer.h"
+#include "rxt/plugin/plugin_kernel_provider.h"
+#include "rxt/runtime/aot_library.h"
+#include "rxt/runtime/extern.h"
+#include "rxt/support/message_text.h"
+
+namespace rxt {
+namespace {
+
+bool LibraryLoaded(const std::string& library) {
+  std::vector<std::string> externs = ExternRegistry::Global().List();
+  return std::any_of(externs.begin(), externs.end(),
+                     [&](const std::string& name) { return name.rfind(library + ".", 0) == 0; });
+}
+
+bool AllExternsLoaded(const Executable& exec) {
+  std::vector<std::string> loaded = ExternRegistry::Global().List();
+  return std::all_of(exec.externs.begin(), exec.externs.end(), [&](const std::string& name) {
+    return std::find(loaded.begin(), loaded.end(), name) != loaded.end();
+  });
+}
+
+}  // namespace
+
+std::vector<std::string> ParseLibraryList(const std::string& text, const std::string& what) {
+  std::vector<std::string> names;
+  for (size_t start = 0;;) {
+    size_t comma = std::min(text.find(',', start), text.size());
+    std::string name = text.substr(start, comma - start);
+    name.erase(0, name.find_first_not_of(' '));
+    name.erase(name.find_last_not_of(' ') + 1);
+    if (name.empty()) Throw(ErrorCode::kInvalidArgument, what, " ", Quoted(text), " has an empty name");
+    names.push_back(std::move(name));
+    if (comma == text.size()) break;
+    start = comma + 1;
+  }
+  if (names.size() == 1 && names[0] == "none") return {};
+  if (std::find(names.begin(), names.end(), "none") != names.end()) {
+    Throw(ErrorCode::kInvalidArgument, what, " ", Quoted(text), ": 'none' cannot be combined with libraries");
+  }
+  return names;
+}
+
+Session::Session(SessionOptions options, PluginHost& host) : host_(host), options_(std::move(options)) {
+  for (const std::string& path : options_.plugins) host_.Load(path);
+}
+
+void Session::LoadWhatIsMissing(const std::string& backend, bool libraries_defaulted, const LossSpec* loss,
+                                const OptimizerSpec* optimizer) {
+  if (searched_ || !options_.search_path) return;
+  std::string wanted = backend.empty() ? "cpu" : backend;
+  bool missing = !host_.Find(PluginItemKind::kBackend, wanted);
+  if (libraries_defaulted) {
+    for (const std::string& library : ChooseLibraries(wanted)) missing = missing || !LibraryLoaded(library);
+  }
+  if (loss != nullptr && !loss->name.empty()) {
+    missing = missing || !host_.Find(PluginItemKind::kLoss, loss->name) ||
+              host_.Items(PluginItemKind::kGradient).empty();
+  }
+  if (optimizer != nullptr && !optimizer->name.empty()) {
+    missing = missing || !host_.Find(PluginItemKind::kOptimizer, optimizer->name);
+  }
+  if (missing) LoadSearchPathOnce();
+}
+
+void Session::LoadSearchPathOnce() {
+  if (searched_ || !options_.search_path) return;
+  searched_ = true;
+  for (const Error& failure : host_.LoadSearchPath()) notes_.push_back(failure.what());
+}
+
+BuildOptions Session::Resolve(const BuildRequest& request) {
+  if (request.opt_level < 0 || request.opt_level > 3) {
+    Throw(ErrorCode::kInvalidArgument, "opt_level is ", request.opt_level, "; expected 0 to 3");
+  }
+  LoadWhatIsMissing(request.backend, !request.libraries.has_value(), nullptr, nullptr);
+  BuildOptions build;
+  build.backend = request.backend;
+  if (build.backend.empty()) {
+    build.backend = DefaultBackend();
+    if (build.backend != "cpu") notes_.push_back("no cpu backend is loaded: using the reference interpreter (slow)");
+  }
+  build.opt_level = request.opt_level;
+  if (request.libraries) {
+    build.libraries = ParseLibraryList(*request.libraries, "libraries");
+  } else {
+    LibraryChoice choice = ChooseLoadedLibraries(build.backend);
+    build.libraries = choice.used;
+    for (const std::string& library : choice.missing) {
+      notes_.push_back(StrCat("kernel library ", Quoted(library), " is not loaded: using generated kernels only"));
+    }
+  }
+  build.emit_library = request.emit_library;
+  last_build_ = build;
+  return build;
+}
+
+Executable Session::Build(IRModule module, const BuildRequest& request) {
+  return rxt::Build(std::move(module), Resolve(request));
+}
+
+std::unique_ptr<Trainer> Session::CreateTrainer(const IRModule& module, const TrainRequest& request) {
+  bool trainer_module = IsTrainerModule(module);
+  if (trainer_module && (!request.loss.name.empty() || !request.optimizer.name.empty())) {
+    Throw(ErrorCode::kInvalidArgument,
+          "a trainer module has its loss and optimizer compiled in: give the backbone module to choose them");
+  }
+  if (!trainer_module && (request.loss.name.empty() || request.optimizer.name.empty())) {
+    Throw(ErrorCode::kInvalidArgument,
+          "a backbone module needs a loss and an optimizer (e.g. \"cross_entropy\" and \"sgd\")");
+  }
+  LoadWhatIsMissing(request.build.backend, !request.build.libraries.has_value(), &request.loss, &request.optimizer);
+  BuildOptions build = Resolve(request.build);
+  TrainerProgram program = trainer_module ? BuildTrainerProgram(module, build)
+                                          : BuildTrainerProgram(module, {.loss = request.loss,
+                                                                         .optimizer = request.optimizer,
+                                                                         .plugins = &host_},
+                                                                build);
+  auto kernels = std::make_shared<PluginKernelProvider>(PluginKernelProvider::Find(build.backend, host_));
+  return std::make_unique<Trainer>(std::move(program), std::move(kernels));
+}
+
+std::unique_ptr<KernelProvider> Session::KernelsFor(const Executable& exec, const std::string& backend) {
+  std::string name = !backend.empty() ? backend : !exec.backend.empty() ? exec.backend : "reference";
+  // The extern functions it calls (a library's) come from plugins too.
+  if (!AllExternsLoaded(exec)) LoadSearchPathOnce();
+  // Kernels compiled ahead of time run from their library, unless another backend is asked for.
+  if (!exec.aot_library.empty() && name == exec.backend) {
+    return std::make_unique<AotKernelProvider>(AotKernelProvider::ForExecutable(exec));
+  }
+  LoadWhatIsMissing(name, false, nullptr, nullptr);
+  return std::make_unique<PluginKernelProvider>(PluginKernelProvider::Find(name, host_));
+}
+
+}  // namespace rxt
