@@ -9,6 +9,7 @@
 #   P/include/rxt/plugin_support/*.h         the IR-generator wrapper for C++ plugins
 #   P/lib/librxt_plugin_support.a                                   -> rxt::plugin_support
 #   P/lib/cmake/rxt/                         rxtConfig.cmake, the exported targets, rxt_add_plugin()
+#                                            (rxtAddPlugin.cmake, rxtPluginModule.cmake, rxtPlugin.map)
 #
 # Every path in the package is relative to the prefix it is found in, so an installation can
 # be moved as a whole (tests/install checks this).
@@ -60,5 +61,6 @@ write_basic_package_version_file(${CMAKE_BINARY_DIR}/cmake/rxtConfigVersion.cmak
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_BINARY_DIR}/cmake/rxtConfig.cmake ${CMAKE_BINARY_DIR}/cmake/rxtConfigVersion.cmake
               ${CMAKE_SOURCE_DIR}/cmake/rxtAddPlugin.cmake
+              ${CMAKE_SOURCE_DIR}/cmake/rxtPluginModule.cmake
               ${CMAKE_SOURCE_DIR}/cmake/rxtPlugin.map
         DESTINATION ${RXT_PACKAGE_INSTALL_DIR})

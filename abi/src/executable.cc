@@ -1,5 +1,6 @@
 // Executables across the ABI: build (legalize + compile), save, load, reference counting.
 #include <algorithm>
+#include <cstddef>
 #include <string_view>
 
 #include "rxt/exec/available_libraries.h"
@@ -19,17 +20,19 @@ rxt_executable_t* WrapExecutable(rxt::Executable executable) {
 /// rxt_build_options_t -> BuildOptions, loading the plugin search path when no backend is loaded
 /// (the default backend and libraries depend on what plugins provide).
 rxt::BuildOptions ToBuildOptions(const rxt_build_options_t* options) {
-  using rxt::abi_impl::Holds;
+  using Options = rxt_build_options_t;
+  using rxt::abi_impl::FieldOr;
   constexpr const char* kFunction = "rxt_executable_build_with_options";
-  rxt_build_options_t defaults;
+  Options defaults;
   rxt_build_options_init(&defaults);
   if (options == nullptr) options = &defaults;
   rxt::abi_impl::CheckStructSize(*options, kFunction, "rxt_build_options_t");
-  auto field = [&](const auto& value, const auto& fallback) { return Holds(*options, value) ? value : fallback; };
-  const char* backend = field(options->backend, defaults.backend);
-  int32_t opt_level = field(options->opt_level, defaults.opt_level);
-  const char* libraries = field(options->libraries, defaults.libraries);
-  const char* emit_library = field(options->emit_library, defaults.emit_library);
+  // A field appended to rxt_build_options_t must be read here too (or it is silently ignored).
+  static_assert(offsetof(Options, emit_library) + sizeof(Options::emit_library) == sizeof(Options));
+  const char* backend = FieldOr(*options, &Options::backend, defaults.backend);
+  int32_t opt_level = FieldOr(*options, &Options::opt_level, defaults.opt_level);
+  const char* libraries = FieldOr(*options, &Options::libraries, defaults.libraries);
+  const char* emit_library = FieldOr(*options, &Options::emit_library, defaults.emit_library);
   if (opt_level < 0 || opt_level > 3) {
     rxt::Throw(rxt::ErrorCode::kInvalidArgument, kFunction, ": options.opt_level is ", opt_level, "; expected 0 to 3");
   }

@@ -1,4 +1,5 @@
 // Pass pipelines across the ABI: options read up to the caller's struct_size.
+#include <cstddef>
 #include <cstring>
 
 #include "api.h"
@@ -16,6 +17,9 @@ rxt::PassContext ToPassContext(const rxt_pass_options_t* options) {
   rxt_pass_options_init(&defaults);
   if (options == nullptr) options = &defaults;
   CheckStructSize(*options, "rxt_module_run_passes", "rxt_pass_options_t");
+  // A field appended to rxt_pass_options_t must be read here too (or it is silently ignored).
+  static_assert(offsetof(rxt_pass_options_t, num_disabled) + sizeof(rxt_pass_options_t::num_disabled) ==
+                sizeof(rxt_pass_options_t));
   rxt::PassContext context;
   context.opt_level = Holds(*options, options->opt_level) ? options->opt_level : defaults.opt_level;
   context.verify_well_formed_after_each = Holds(*options, options->verify_each) ? options->verify_each != 0 : false;

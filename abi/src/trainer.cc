@@ -1,10 +1,8 @@
 // The Trainer across the C ABI: create from a module (building it), tensors by kind and index
 // or name as DLPack, predict / update / evaluate, learning rate and schedule, checkpoints,
 // profile.
-#include <algorithm>
 #include <atomic>
 #include <cstddef>
-#include <cstring>
 #include <memory>
 
 #include "api.h"
@@ -12,6 +10,7 @@
 #include "rxt/plugin/plugin_kernel_provider.h"
 #include "rxt/runtime/dlpack.h"
 #include "rxt/train/trainer.h"
+#include "struct_options.h"
 
 struct rxt_trainer_s {
   std::atomic<int> references{1};
@@ -164,6 +163,27 @@ std::vector<rxt::Tensor> Arguments(const char* function, const char* what, DLMan
   return values;
 }
 
+/// The caller's options (NULL: the defaults), fields its struct_size does not cover defaulted.
+rxt_trainer_options_t ReadOptions(const rxt_trainer_options_t* options) {
+  using Options = rxt_trainer_options_t;
+  using rxt::abi_impl::FieldOr;
+  Options defaults;
+  rxt_trainer_options_init(&defaults);
+  if (options == nullptr) return defaults;
+  rxt::abi_impl::CheckStructSize(*options, "rxt_trainer_create", "rxt_trainer_options_t");
+  // A field appended to rxt_trainer_options_t must be read here too (or it is silently ignored).
+  static_assert(offsetof(Options, libraries) + sizeof(Options::libraries) == sizeof(Options));
+  Options o = defaults;
+  o.backend = FieldOr(*options, &Options::backend, defaults.backend);
+  o.loss = FieldOr(*options, &Options::loss, defaults.loss);
+  o.loss_options = FieldOr(*options, &Options::loss_options, defaults.loss_options);
+  o.optimizer = FieldOr(*options, &Options::optimizer, defaults.optimizer);
+  o.optimizer_options = FieldOr(*options, &Options::optimizer_options, defaults.optimizer_options);
+  o.opt_level = FieldOr(*options, &Options::opt_level, defaults.opt_level);
+  o.libraries = FieldOr(*options, &Options::libraries, defaults.libraries);
+  return o;
+}
+
 }  // namespace
 
 extern "C" {
@@ -180,16 +200,7 @@ rxt_status_t rxt_trainer_create(const rxt_module_t* module, const rxt_trainer_op
   RXT_API_BEGIN();
   RXT_CHECK_ARG(module);
   RXT_CHECK_ARG(out_trainer);
-  rxt_trainer_options_t o;
-  rxt_trainer_options_init(&o);
-  if (options != nullptr) {
-    if (options->struct_size < offsetof(rxt_trainer_options_t, backend) + sizeof(const char*)) {
-      Throw(ErrorCode::kInvalidArgument, __func__, ": options->struct_size (", options->struct_size,
-            ") is too small: call rxt_trainer_options_init");
-    }
-    // Fields the caller's (older, shorter) struct does not have keep their defaults.
-    std::memcpy(&o, options, std::min(options->struct_size, sizeof(o)));
-  }
+  rxt_trainer_options_t o = ReadOptions(options);
   const rxt::IRModule& ir = rxt::abi_impl::Unwrap(module);
   bool trainer_module = rxt::IsTrainerModule(ir);
   std::string backend = o.backend != nullptr ? o.backend : "reference";

@@ -3,6 +3,7 @@
  * option. examples/mlp.rxt (the seed MLP, batch 64) is the module; results are compared with a
  * plain C computation. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "check.h"
@@ -207,18 +208,24 @@ static void test_bad_options(void) {
   CHECK_ERROR(rxt_executable_build_with_options(module, &options, &exec), RXT_FAILED_PRECONDITION,
               "cannot compile kernels ahead of time");
   {
-    /* A caller compiled against a newer header, setting a field this library does not know. */
-    struct {
+    /* A caller compiled against a newer header, setting a field this library does not know:
+     * RXT_UNIMPLEMENTED naming the struct and the first non-zero byte. */
+    typedef struct {
       rxt_build_options_t known;
-      int64_t unknown;
-    } newer;
+      unsigned char unknown[8];
+    } newer_build_options_t;
+    newer_build_options_t newer;
+    char expected[64];
     memset(&newer, 0, sizeof(newer));
     rxt_build_options_init(&newer.known);
     newer.known.struct_size = sizeof(newer);
-    newer.unknown = 1;
+    newer.unknown[3] = 7; /* bytes 0 to 2 of it are zero: the message names byte 3 */
+    snprintf(expected, sizeof(expected), "byte %u of", (unsigned)offsetof(newer_build_options_t, unknown) + 3);
+    CHECK_ERROR(rxt_executable_build_with_options(module, &newer.known, &exec), RXT_UNIMPLEMENTED, expected);
     CHECK_ERROR(rxt_executable_build_with_options(module, &newer.known, &exec), RXT_UNIMPLEMENTED,
-                "does not know");
-    newer.unknown = 0; /* zero = the default: accepted */
+                "rxt_executable_build_with_options: options set a field this library (ABI 1) does not know: "
+                "rxt_build_options_t");
+    newer.unknown[3] = 0; /* zero = the default: accepted */
     CHECK_OK(rxt_executable_build_with_options(module, &newer.known, &exec));
     rxt_executable_release(exec);
     exec = NULL;

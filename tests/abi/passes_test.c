@@ -1,4 +1,5 @@
 /* Pass pipelines and the op and pass listings. */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "check.h"
@@ -103,21 +104,27 @@ static void test_options(void) {
   rxt_module_release(result);
   result = NULL;
 
-  /* A newer caller's larger struct: fine while the fields unknown here are zero. */
+  /* A newer caller's larger struct: fine while the fields unknown here are zero; otherwise
+   * RXT_UNIMPLEMENTED naming the struct and the first non-zero byte. */
   {
-    struct {
+    typedef struct {
       rxt_pass_options_t known;
-      int64_t future_field;
-    } newer;
+      int64_t future_zero;
+      int64_t future_set;
+    } newer_pass_options_t;
+    newer_pass_options_t newer;
+    char expected[64];
     memset(&newer, 0, sizeof(newer));
     rxt_pass_options_init(&newer.known);
     newer.known.struct_size = sizeof(newer);
     CHECK_OK(rxt_module_run_passes(module, names, 1, &newer.known, &result));
     rxt_module_release(result);
     result = NULL;
-    newer.future_field = 1;
+    newer.future_set = 1;
+    snprintf(expected, sizeof(expected), "byte %u of", (unsigned)offsetof(newer_pass_options_t, future_set));
+    CHECK_ERROR(rxt_module_run_passes(module, names, 1, &newer.known, &result), RXT_UNIMPLEMENTED, expected);
     CHECK_ERROR(rxt_module_run_passes(module, names, 1, &newer.known, &result), RXT_UNIMPLEMENTED,
-                "does not know");
+                "rxt_module_run_passes: options set a field this library (ABI 1) does not know: rxt_pass_options_t");
     CHECK(result == NULL);
   }
 

@@ -4,8 +4,10 @@
  * schedule, checkpoint -> resume equality, profile, and every error path. The standard
  * training plugins and the reference backend come from the build's plugin directory. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 
@@ -419,6 +421,69 @@ static void test_errors(void) {
   rxt_trainer_release(trainer);
 }
 
+/* Option structs of other sizes (docs/abi.md, "Option structs and growth"): a newer caller's
+ * larger struct is refused only when it sets a field this library does not know; an older
+ * caller's smaller one gets the defaults for what it lacks. */
+typedef struct {
+  rxt_trainer_options_t known;
+  int64_t unknown_zero; /* fields of a newer rxt.h */
+  int64_t unknown_set;
+} newer_trainer_options_t;
+
+static void test_options_struct_size(void) {
+  newer_trainer_options_t newer;
+  rxt_module_t* module = NULL;
+  rxt_trainer_t* trainer = NULL;
+  double lr = 0;
+  char expected[64];
+  CHECK_OK(rxt_module_parse(kBackbone, sizeof(kBackbone) - 1, "linear.rxt", &module));
+  if (module == NULL) return;
+  memset(&newer, 0, sizeof(newer));
+  rxt_trainer_options_init(&newer.known);
+  newer.known.backend = "reference";
+  newer.known.loss = "mse";
+  newer.known.optimizer = "sgd";
+  newer.known.optimizer_options = "lr=0.25";
+  newer.known.struct_size = sizeof(newer);
+
+  /* Unknown fields all zero (their defaults): accepted, and the known fields are read. */
+  CHECK_OK(rxt_trainer_create(module, &newer.known, &trainer));
+  if (trainer != NULL) {
+    CHECK_OK(rxt_trainer_learning_rate(trainer, &lr));
+    CHECK(lr == 0.25);
+  }
+  rxt_trainer_release(trainer);
+  trainer = NULL;
+
+  /* A non-zero unknown field: RXT_UNIMPLEMENTED naming the struct and the first non-zero byte. */
+  newer.unknown_set = 1;
+  snprintf(expected, sizeof(expected), "byte %u of", (unsigned)offsetof(newer_trainer_options_t, unknown_set));
+  CHECK_ERROR(rxt_trainer_create(module, &newer.known, &trainer), RXT_UNIMPLEMENTED, "rxt_trainer_options_t");
+  CHECK_ERROR(rxt_trainer_create(module, &newer.known, &trainer), RXT_UNIMPLEMENTED, expected);
+  CHECK_ERROR(rxt_trainer_create(module, &newer.known, &trainer), RXT_UNIMPLEMENTED, "rxt_trainer_create: ");
+  CHECK(trainer == NULL);
+
+  /* An older caller's struct ending before opt_level: the rest are defaults. */
+  newer.known.struct_size = offsetof(rxt_trainer_options_t, opt_level);
+  newer.known.opt_level = -1;               /* beyond its size: not read */
+  newer.known.libraries = "no such library"; /* nor this */
+  CHECK_OK(rxt_trainer_create(module, &newer.known, &trainer));
+  rxt_trainer_release(trainer);
+  trainer = NULL;
+
+  /* One ending before the optimizer: the optimizer set past its end is not read. */
+  newer.known.struct_size = offsetof(rxt_trainer_options_t, optimizer);
+  CHECK_ERROR(rxt_trainer_create(module, &newer.known, &trainer), RXT_INVALID_ARGUMENT,
+              "needs options->loss and options->optimizer");
+
+  /* Not even struct_size. */
+  newer.known.struct_size = 0;
+  CHECK_ERROR(rxt_trainer_create(module, &newer.known, &trainer), RXT_INVALID_ARGUMENT,
+              "set it to sizeof(rxt_trainer_options_t)");
+  CHECK(trainer == NULL);
+  rxt_module_release(module);
+}
+
 int main(void) {
   RUN(test_layout_and_names);
   RUN(test_params_by_index_and_name);
@@ -427,5 +492,6 @@ int main(void) {
   RUN(test_checkpoint_resume_is_bit_identical);
   RUN(test_profile);
   RUN(test_errors);
+  RUN(test_options_struct_size);
   return check_report();
 }

@@ -9,7 +9,8 @@
  * - Strings returned through `char** out` are owned by the caller and freed with rxt_string_free.
  *   `const char*` results are borrowed; each function says how long they stay valid.
  * - Option structs start with `size_t struct_size` (set it to sizeof of the struct you compiled
- *   against, or call the _init function); new fields are only ever appended.
+ *   against, or call the _init function); new fields are only ever appended. A field this
+ *   library does not know (past its sizeof) must be zero, else RXT_UNIMPLEMENTED.
  * - No C++ type and no exception crosses this boundary.
  */
 #ifndef RXT_RXT_H_
@@ -326,7 +327,8 @@ RXT_API void rxt_trainer_options_init(rxt_trainer_options_t* options);
  * one is missing, the plugin search path is loaded first. |options| may be NULL only for a
  * trainer module. RXT_INVALID_ARGUMENT for an invalid backbone (the message starts
  * "SetupTrainer: "), RXT_NOT_FOUND for an unknown loss, optimizer or backend,
- * RXT_UNIMPLEMENTED for ops without a gradient rule. |*out_trainer| must be released. */
+ * RXT_UNIMPLEMENTED for ops without a gradient rule or for |options| setting a field this library
+ * does not know. |*out_trainer| must be released. */
 RXT_API rxt_status_t rxt_trainer_create(const rxt_module_t* module, const rxt_trainer_options_t* options,
                                         rxt_trainer_t** out_trainer);
 RXT_API rxt_trainer_t* rxt_trainer_retain(rxt_trainer_t* trainer);
