@@ -3,9 +3,7 @@
 #include <cstddef>
 #include <string_view>
 
-#include "rxt/exec/available_libraries.h"
-#include "rxt/exec/build.h"
-#include "rxt/plugin/plugin_host.h"
+#include "rxt/exec/session.h"
 #include "runtime_handles.h"
 #include "struct_options.h"
 
@@ -17,9 +15,8 @@ rxt_executable_t* WrapExecutable(rxt::Executable executable) {
   return handle;
 }
 
-/// rxt_build_options_t -> BuildOptions, loading the plugin search path when no backend is loaded
-/// (the default backend and libraries depend on what plugins provide).
-rxt::BuildOptions ToBuildOptions(const rxt_build_options_t* options) {
+/// rxt_build_options_t -> what the build session builds (exec/session.h decides the defaults).
+rxt::BuildRequest ToBuildRequest(const rxt_build_options_t* options) {
   using Options = rxt_build_options_t;
   using rxt::abi_impl::FieldOr;
   constexpr const char* kFunction = "rxt_executable_build_with_options";
@@ -36,30 +33,12 @@ rxt::BuildOptions ToBuildOptions(const rxt_build_options_t* options) {
   if (opt_level < 0 || opt_level > 3) {
     rxt::Throw(rxt::ErrorCode::kInvalidArgument, kFunction, ": options.opt_level is ", opt_level, "; expected 0 to 3");
   }
-  rxt::PluginHost& host = rxt::PluginHost::Global();
-  if (host.Items(rxt::PluginItemKind::kBackend).empty()) host.LoadSearchPath();
-  rxt::BuildOptions build;
-  build.backend = backend != nullptr ? backend : rxt::DefaultBackend();
-  build.opt_level = opt_level;
-  if (libraries == nullptr) {
-    build.libraries = rxt::ChooseLoadedLibraries(build.backend).used;
-  } else {
-    std::vector<std::string> requested;
-    std::string_view list = libraries;
-    for (size_t start = 0;;) {
-      size_t comma = std::min(list.find(',', start), list.size());
-      if (comma == start) {
-        rxt::Throw(rxt::ErrorCode::kInvalidArgument, kFunction, ": options.libraries '", libraries,
-                   "' has an empty name");
-      }
-      requested.emplace_back(list.substr(start, comma - start));
-      if (comma == list.size()) break;
-      start = comma + 1;
-    }
-    build.libraries = rxt::ChooseLibraries(build.backend, requested);
-  }
-  if (emit_library != nullptr) build.emit_library = emit_library;
-  return build;
+  rxt::BuildRequest request;
+  if (backend != nullptr) request.backend = backend;
+  request.opt_level = opt_level;
+  if (libraries != nullptr) request.libraries = rxt::ParseLibraryList(libraries, rxt::StrCat(kFunction, ": options.libraries"));
+  if (emit_library != nullptr) request.emit_library = emit_library;
+  return request;
 }
 
 }  // namespace
@@ -78,7 +57,9 @@ rxt_status_t rxt_executable_build_with_options(const rxt_module_t* module, const
   RXT_API_BEGIN();
   RXT_CHECK_ARG(module);
   RXT_CHECK_ARG(out_executable);
-  rxt::Executable exec = rxt::Build(rxt::abi_impl::Unwrap(module), ToBuildOptions(options));
+  rxt::BuildRequest request = ToBuildRequest(options);
+  rxt::Session session;
+  rxt::Executable exec = session.Build(rxt::abi_impl::Unwrap(module), request);
   *out_executable = WrapExecutable(std::move(exec));
   RXT_API_END();
 }
@@ -87,8 +68,10 @@ rxt_status_t rxt_executable_build(const rxt_module_t* module, const char* backen
   RXT_API_BEGIN();
   RXT_CHECK_ARG(module);
   RXT_CHECK_ARG(out_executable);
-  rxt::Executable exec =
-      rxt::Build(rxt::abi_impl::Unwrap(module), {.backend = backend != nullptr ? backend : "reference"});
+  rxt::Session session;
+  // Generated kernels only, as rxt.h promises: no library.
+  rxt::Executable exec = session.Build(rxt::abi_impl::Unwrap(module), {.backend = backend != nullptr ? backend : "",
+                                                                        .libraries = std::vector<std::string>{}});
   *out_executable = WrapExecutable(std::move(exec));
   RXT_API_END();
 }

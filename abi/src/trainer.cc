@@ -7,7 +7,7 @@
 
 #include "api.h"
 #include "rxt/exec/build_trainer.h"
-#include "rxt/plugin/plugin_kernel_provider.h"
+#include "rxt/exec/session.h"
 #include "rxt/runtime/dlpack.h"
 #include "rxt/train/trainer.h"
 #include "struct_options.h"
@@ -26,32 +26,6 @@ rxt::Trainer& Get(rxt_trainer_t* trainer) { return *trainer->trainer; }
 const rxt::Trainer& Get(const rxt_trainer_t* trainer) { return *trainer->trainer; }
 
 std::string OrEmpty(const char* text) { return text != nullptr ? text : ""; }
-
-/// Loads the plugin search path when something the trainer needs is not loaded yet (its
-/// failures matter only if that thing is still missing, and then the lookup says what is).
-void LoadSearchPathIfMissing(const std::string& backend, const std::string& loss, const std::string& optimizer) {
-  rxt::PluginHost& host = rxt::PluginHost::Global();
-  bool missing = !host.Find(rxt::PluginItemKind::kBackend, backend) ||
-                 (!loss.empty() && !host.Find(rxt::PluginItemKind::kLoss, loss)) ||
-                 (!optimizer.empty() && !host.Find(rxt::PluginItemKind::kOptimizer, optimizer)) ||
-                 (!loss.empty() && host.Items(rxt::PluginItemKind::kGradient).empty());
-  if (missing) host.LoadSearchPath();
-}
-
-std::vector<std::string> SplitList(const std::string& text) {
-  std::vector<std::string> items;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find(',', start);
-    if (end == std::string::npos) end = text.size();
-    std::string item = text.substr(start, end - start);
-    item.erase(0, item.find_first_not_of(' '));
-    item.erase(item.find_last_not_of(' ') + 1);
-    if (!item.empty()) items.push_back(item);
-    start = end + 1;
-  }
-  return items;
-}
 
 const std::vector<rxt::TrainerTensorSpec>& Specs(const rxt::Trainer& t, rxt_trainer_tensors_t kind) {
   switch (kind) {
@@ -201,28 +175,22 @@ rxt_status_t rxt_trainer_create(const rxt_module_t* module, const rxt_trainer_op
   RXT_CHECK_ARG(module);
   RXT_CHECK_ARG(out_trainer);
   rxt_trainer_options_t o = ReadOptions(options);
+  rxt::TrainRequest request{.build = {.opt_level = o.opt_level},
+                            .loss = {OrEmpty(o.loss), OrEmpty(o.loss_options)},
+                            .optimizer = {OrEmpty(o.optimizer), OrEmpty(o.optimizer_options)}};
+  if (o.backend != nullptr) request.build.backend = o.backend;
+  if (o.libraries != nullptr) request.build.libraries = rxt::ParseLibraryList(o.libraries, "rxt_trainer_create: options->libraries");
   const rxt::IRModule& ir = rxt::abi_impl::Unwrap(module);
-  bool trainer_module = rxt::IsTrainerModule(ir);
-  std::string backend = o.backend != nullptr ? o.backend : "reference";
-  std::string loss = OrEmpty(o.loss), optimizer = OrEmpty(o.optimizer);
-  if (!trainer_module && (loss.empty() || optimizer.empty())) {
+  if (rxt::IsTrainerModule(ir)) {
+    request.loss = {};  // compiled in: rxt.h says a trainer module ignores them
+    request.optimizer = {};
+  } else if (request.loss.name.empty() || request.optimizer.name.empty()) {
     Throw(ErrorCode::kInvalidArgument, __func__,
           ": a backbone module needs options->loss and options->optimizer (e.g. \"cross_entropy\" and \"sgd\")");
   }
-  LoadSearchPathIfMissing(backend, trainer_module ? "" : loss, trainer_module ? "" : optimizer);
-
-  rxt::BuildOptions build{.backend = backend, .opt_level = o.opt_level};
-  std::vector<std::string> requested;
-  if (o.libraries != nullptr) requested = SplitList(o.libraries);
-  build.libraries = rxt::ChooseLibraries(backend, requested);
-  rxt::TrainerProgram program =
-      trainer_module ? rxt::BuildTrainerProgram(ir, build)
-                     : rxt::BuildTrainerProgram(ir, {.loss = {loss, OrEmpty(o.loss_options)},
-                                                     .optimizer = {optimizer, OrEmpty(o.optimizer_options)}},
-                                                build);
-  auto provider = std::make_shared<rxt::PluginKernelProvider>(rxt::PluginKernelProvider::Find(backend));
+  rxt::Session session;
   auto handle = std::make_unique<rxt_trainer_s>();
-  handle->trainer = std::make_unique<rxt::Trainer>(std::move(program), std::move(provider));
+  handle->trainer = session.CreateTrainer(ir, request);
   *out_trainer = handle.release();
   RXT_API_END();
 }

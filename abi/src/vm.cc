@@ -1,23 +1,11 @@
 // The VM across the ABI: create from an executable and a backend, invoke with DLPack tensors,
 // profile.
 #include "runtime_handles.h"
+#include "rxt/exec/session.h"
 #include "rxt/runtime/aot_library.h"
 #include "rxt/runtime/dlpack.h"
 
 namespace {
-
-rxt::PluginKernelProvider FindBackend(const std::string& name) {
-  rxt::PluginHost& host = rxt::PluginHost::Global();
-  try {
-    return rxt::PluginKernelProvider::Find(name, host);
-  } catch (const rxt::Error& e) {
-    if (e.code() != rxt::ErrorCode::kNotFound) throw;
-  }
-  // Not among the loaded plugins: try the search path (its failures matter only if the backend
-  // is still missing, and then Find's message says what is loaded).
-  host.LoadSearchPath();
-  return rxt::PluginKernelProvider::Find(name, host);
-}
 
 rxt::Value ToArgument(const std::string& function, size_t index, const DLManagedTensor* input) {
   if (input == nullptr) {
@@ -58,14 +46,9 @@ rxt_status_t rxt_vm_create(const rxt_executable_t* executable, const char* backe
   RXT_CHECK_ARG(executable);
   RXT_CHECK_ARG(out_vm);
   const rxt::Executable& exec = executable->executable;
-  std::string name = backend != nullptr ? backend : !exec.backend.empty() ? exec.backend : "reference";
   auto handle = std::make_unique<rxt_vm_s>();
-  // Kernels compiled ahead of time run from their library unless another backend is named.
-  if (!exec.aot_library.empty() && (backend == nullptr || name == exec.backend)) {
-    handle->provider = std::make_unique<rxt::AotKernelProvider>(rxt::AotKernelProvider::ForExecutable(exec));
-  } else {
-    handle->provider = std::make_unique<rxt::PluginKernelProvider>(FindBackend(name));
-  }
+  rxt::Session session;
+  handle->provider = session.KernelsFor(exec, backend != nullptr ? backend : "");
   handle->vm = std::make_unique<rxt::VirtualMachine>(exec, *handle->provider);
   *out_vm = handle.release();
   RXT_API_END();

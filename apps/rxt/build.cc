@@ -40,7 +40,7 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
   build->callback([options, &result] {
     Session session({.plugins = options->plugins, .search_path = !options->no_search});
     BuildRequest request{.backend = options->backend, .emit_library = options->emit_library};
-    if (!options->libraries.empty()) request.libraries = JoinLibraries(options->libraries);
+    if (!options->libraries.empty()) request.libraries = ParseLibraryList(JoinLibraries(options->libraries), "--library");
     IRModule module = ParseFile(options->file);
     Executable exec =
         NamingFileInErrors(options->file, [&] { return session.Build(std::move(module), request); });

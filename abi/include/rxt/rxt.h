@@ -210,7 +210,8 @@ RXT_API rxt_status_t rxt_plugin_items_list(rxt_plugin_item_kind_t kind, rxt_name
 /* VM bytecode of a module's functions, with their kernels; built for one backend. */
 typedef struct rxt_executable_s rxt_executable_t;
 
-/* Compiles every function of |module| for the backend |backend| (NULL: "reference"), running
+/* Compiles every function of |module| for the backend |backend| (NULL: "cpu" if a loaded plugin
+ * provides it, else "reference", as everywhere: docs/abi.md "Build sessions"), running
  * LegalizeOps first so that remaining op calls become kernels, with generated kernels only (no
  * kernel library; rxt_executable_build_with_options chooses more). |module| is unchanged.
  * |*out_executable| must be released by the caller. */
@@ -304,7 +305,8 @@ typedef struct rxt_trainer_s rxt_trainer_t;
 
 typedef struct rxt_trainer_options_s {
   size_t struct_size;            /* sizeof(rxt_trainer_options_t) */
-  const char* backend;           /* the backend to build and run on; NULL: "reference" */
+  const char* backend;           /* the backend to build and run on; NULL: "cpu" if a loaded plugin
+                                    provides it, else "reference" */
   /* For a backbone module (a function @backbone, attributes param_num and state_num): the loss
    * and the optimizer, by name, with options in the attribute syntax. A trainer module (the
    * result of SetupTrainer, with @train_step) ignores them. */

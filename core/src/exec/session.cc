@@ -84,12 +84,12 @@ BuildOptions Session::Resolve(const BuildRequest& request) {
   BuildOptions build;
   build.backend = request.backend;
   if (build.backend.empty()) {
-    build.backend = DefaultBackend();
+    build.backend = host_.Find(PluginItemKind::kBackend, "cpu") ? "cpu" : "reference";
     if (build.backend != "cpu") notes_.push_back("no cpu backend is loaded: using the reference interpreter (slow)");
   }
   build.opt_level = request.opt_level;
   if (request.libraries) {
-    build.libraries = ParseLibraryList(*request.libraries, "libraries");
+    build.libraries = *request.libraries;
   } else {
     LibraryChoice choice = ChooseLoadedLibraries(build.backend);
     build.libraries = choice.used;

@@ -45,8 +45,8 @@ struct SessionOptions {
 /// What to build: empty fields take the defaults above.
 struct BuildRequest {
   std::string backend;
-  /// A comma-separated list of library names, or "none"; nullopt: the backend's defaults.
-  std::optional<std::string> libraries;
+  /// The libraries asked for (ParseLibraryList; empty: none); nullopt: the backend's defaults.
+  std::optional<std::vector<std::string>> libraries;
   int opt_level = 2;
   /// Also compile the kernels ahead of time into this shared library (BuildOptions::emit_library).
   std::string emit_library;
