@@ -9,7 +9,7 @@
 # times and reports the median of the per-pair ratios with their range (the machine's speed
 # drifts over minutes).
 # The peer's BLAS (OpenBLAS, under Debian's torch) gets the same thread count and its best
-# kernels: OPENBLAS_CORETYPE is unset (../shared/bench/README.md explains why).
+# kernels: OPENBLAS_CORETYPE is unset (bench/peers/README.md explains why).
 # Set-up: scripts/bench-setup.sh installs the packages the benchmarks and their peers need
 # (libtorch-dev, python3-torch, libopenblas0-pthread, dataset-fashion-mnist).
 set -euo pipefail

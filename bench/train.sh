@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Training benchmark (issue 4): rxt's Trainer (bench/train_bench.cc), libtorch and PyTorch (the
-# peers in ../shared/bench: libtorch_mlp and torch_mlp.py) on the same workloads, one process
+# peers in bench/peers: libtorch_mlp and torch_mlp.py) on the same workloads, one process
 # after another in the same run: the seed MLP at 1 and 2 threads, LeNet-5 at 1 and 2 threads.
 # Each process preloads Fashion-MNIST as float32 and times only training; OPENBLAS_CORETYPE is
-# unset and OpenBLAS/OpenMP get the same thread count (../shared/bench/README.md says why).
+# unset and OpenBLAS/OpenMP get the same thread count (bench/peers/README.md says why).
 #
 #   bench/train.sh [--epochs N] [--only mlp|cnn] [--threads "1 2"] [--rounds R]
 #
@@ -14,8 +14,8 @@
 #
 # Prints a table of step time (median of the steady state), epoch time, peak RSS and final test
 # accuracy, with the ratios peer / rxt (above 1: rxt is faster or smaller). The RESULT lines are
-# kept in <build>/train-results/. RXT_PEER_BENCH_DIR overrides where the peers are,
-# RXT_BENCH_BUILD_DIR the build directory (build/bench).
+# kept in <build>/train-results/. RXT_PEER_BENCH_DIR overrides where the peers are (a directory
+# laid out like bench/peers), RXT_BENCH_BUILD_DIR the build directory (build/bench).
 # Set-up: scripts/bench-setup.sh installs the packages the benchmarks and their peers need
 # (libtorch-dev, python3-torch, libopenblas0-pthread, dataset-fashion-mnist).
 set -euo pipefail
@@ -33,7 +33,7 @@ while [[ $# -gt 0 ]]; do
     *) echo "usage: bench/train.sh [--epochs N] [--only mlp|cnn] [--threads \"1 2\"] [--rounds R]" >&2; exit 2 ;;
   esac
 done
-peers="${RXT_PEER_BENCH_DIR:-../shared/bench}"
+peers="${RXT_PEER_BENCH_DIR:-bench/peers}"
 build="${RXT_BENCH_BUILD_DIR:-build/bench}"
 results="$build/train-results"
 mkdir -p "$results"
@@ -42,6 +42,13 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DRXT_BUILD_BENCH=ON 
 cmake --build "$build" -j2 --target rxt_train_bench
 have_libtorch=0
 if [[ -f "$peers/libtorch/CMakeLists.txt" ]]; then
+  # A peer build configured from another source (the peers' old place outside the repository,
+  # another RXT_PEER_BENCH_DIR) cannot be reconfigured from this one: start it afresh.
+  peer_source="$(cd "$peers/libtorch" && pwd)"
+  if [[ -f "$build/peers/CMakeCache.txt" ]] &&
+    ! grep -qxF "CMAKE_HOME_DIRECTORY:INTERNAL=$peer_source" "$build/peers/CMakeCache.txt"; then
+    rm -rf "$build/peers"
+  fi
   cmake -S "$peers/libtorch" -B "$build/peers" -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$build/peers" -j2 && have_libtorch=1
 else

@@ -1,5 +1,5 @@
 // Training benchmark of issue 4, rxt's side: the Trainer on the seed MLP (examples/mlp.rxt) or
-// LeNet-5 (examples/lenet.rxt) with Fashion-MNIST, run the way the peers in ../shared/bench run
+// LeNet-5 (examples/lenet.rxt) with Fashion-MNIST, run the way the peers in bench/peers run
 // (libtorch_mlp, torch_mlp.py): the same workloads, options, data handling and RESULT fields, so
 // that bench/train.sh can run all three one after another and compare them. A process of its
 // own: its peak RSS is rxt's alone.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the benchmarks (bench/run.sh, bench/train.sh) need beyond rxt's own build: the
-# peers they compare against — libtorch (C++) and PyTorch (Python) from ../shared/bench — and
-# the data. Debian 12 (bookworm) packages with apt-get, nothing downloaded from elsewhere
-# (../shared/DEPENDENCIES.md lists them with their traps).
+# peers they compare against — libtorch (C++) and PyTorch (Python), bench/peers — and the data.
+# Debian 12 (bookworm) packages with apt-get, nothing downloaded from elsewhere
+# (bench/peers/README.md says how to run the peers fairly with them).
 #
 # Runs scripts/bootstrap.sh first (the packages that build rxt). Idempotent: when every package
 # is installed already it does nothing (no apt-get, not even `apt-get update`). Runs as root, or
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 ./scripts/bootstrap.sh
 
 packages=(
-  libtorch-dev          # PyTorch's C++ library: the libtorch peer (../shared/bench/libtorch)
+  libtorch-dev          # PyTorch's C++ library: the libtorch peer (bench/peers/libtorch)
   python3-torch         # PyTorch for Debian's /usr/bin/python3: the torch_mlp.py peer
   libopenblas0-pthread  # OpenBLAS with its thread pool: the BLAS Debian's torch runs its fp32 GEMMs on
                         # (without it, the reference BLAS: a peer many times slower than it should be)
