@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "command.h"
+#include "plugin_options.h"
 #include "rxt/exec/session.h"
 #include "session_notes.h"
 
@@ -17,8 +18,7 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
     std::string backend;  // empty: DefaultBackend()
     std::vector<std::string> libraries;
     std::string emit_library;
-    std::vector<std::string> plugins;
-    bool no_search = false;
+    PluginOptions plugins;
   };
   auto options = std::make_shared<Options>();
   CLI::App* build = app.add_subcommand("build", "Compile an .rxt file into an executable (.rxtx) for the VM.");
@@ -33,12 +33,11 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
                     "Also compile the kernels ahead of time into this shared library (OUT.so), which 'rxt run' "
                     "then uses without a compiler; needs a backend that can (cpu)")
       ->type_name("OUT.so");
-  build->add_option("--plugin", options->plugins, "Also load the plugin library at PATH (repeatable)")->type_name("PATH");
-  build->add_flag("--no-search-path", options->no_search, "Do not load the plugins of the search path");
+  AddPluginOptions(build, &options->plugins);
   build->footer("Runs the build pipeline first (LegalizeOps, then fusion), so op calls become kernels. Example:\n"
                 "  rxt build examples/my_module.rxt -o my_module.rxtx");
   build->callback([options, &result] {
-    Session session({.plugins = options->plugins, .search_path = !options->no_search});
+    Session session({.plugins = options->plugins.paths, .search_path = !options->plugins.no_search});
     BuildRequest request{.backend = options->backend, .emit_library = options->emit_library};
     if (!options->libraries.empty()) request.libraries = ParseLibraryList(JoinLibraries(options->libraries), "--library");
     IRModule module = ParseFile(options->file);

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "command.h"
+#include "plugin_options.h"
 #include "rxt/ir/op.h"
 #include "rxt/plugin/plugin_host.h"
 #include "rxt/transform/legalize/legalize.h"
@@ -13,11 +14,6 @@
 
 namespace rxt::cli {
 namespace {
-
-struct OpsOptions {
-  std::vector<std::string> paths;
-  bool no_search = false;
-};
 
 std::string Joined(const std::vector<std::string>& names) {
   std::string out;
@@ -28,20 +24,15 @@ std::string Joined(const std::vector<std::string>& names) {
 }  // namespace
 
 void AddOpsCommand(CLI::App& app, CommandResult& result) {
-  auto options = std::make_shared<OpsOptions>();
+  auto options = std::make_shared<PluginOptions>();
   CLI::App* ops = app.add_subcommand(
       "ops", "List every registered op: legalization, gradient rule (and its plugin), kernel libraries, summary.");
-  ops->add_option("--plugin", options->paths, "Also load the plugin library at PATH (repeatable)")->type_name("PATH");
-  ops->add_flag("--no-search-path", options->no_search,
-                "Do not load the plugins of the search path (RXT_PLUGIN_PATH, then the installation's)");
+  AddPluginOptions(ops, options.get());
   ops->footer("Columns: legalize (yes: LegalizeOps lowers it to a kernel), gradient (the plugin whose rule\n"
               "differentiates it, - for none), libraries (kernel libraries that can take its calls).");
   ops->callback([options, &result] {
-    PluginHost& host = PluginHost::Global();
-    if (!options->no_search) {
-      for (const Error& failure : host.LoadSearchPath()) std::cerr << "rxt: warning: " << failure.what() << "\n";
-    }
-    for (const std::string& path : options->paths) host.Load(path);  // an error ends the command
+    LoadAllPlugins(*options);
+    const PluginHost& host = PluginHost::Global();
     std::vector<std::vector<std::string>> rows = {{"op", "legalize", "gradient", "libraries", "summary"}};
     for (const OpDef* op : OpRegistry::Global().List()) {
       std::optional<FGradient> rule = op->GetOwned<FGradient>(host.gradient_owner());

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "command.h"
+#include "plugin_options.h"
 #include "rxt/plugin/plugin_host.h"
 #include "table.h"
 
@@ -28,27 +29,19 @@ void PrintPlugin(const PluginHost& host, const PluginInfo& plugin) {
 }  // namespace
 
 void AddPluginsCommand(CLI::App& app, CommandResult& result) {
-  struct Options {
-    std::vector<std::string> paths;
-    bool no_search = false;
-  };
-  auto options = std::make_shared<Options>();
+  auto options = std::make_shared<PluginOptions>();
   CLI::App* plugins = app.add_subcommand(
       "plugins", "Load plugins and list them with what they provide (optimizers, losses, gradient rules, backends).");
-  plugins->add_option("--plugin", options->paths, "Also load the plugin library at PATH (repeatable)")
-      ->type_name("PATH");
-  plugins->add_flag("--no-search-path", options->no_search,
-                    "Do not load the plugins of the search path (RXT_PLUGIN_PATH, then the installation's)");
+  AddPluginOptions(plugins, options.get());
   plugins->footer("Search path: the directories of RXT_PLUGIN_PATH (colon-separated), then the installation's\n"
                   "plugin directory. Problems with plugins found there are warnings; with --plugin, errors.");
   plugins->callback([options, &result] {
-    PluginHost& host = PluginHost::Global();
     if (!options->no_search) {
       std::cout << "search path:\n";
       for (const std::string& dir : PluginHost::SearchPath()) std::cout << "  " << dir << "\n";
-      for (const Error& failure : host.LoadSearchPath()) std::cerr << "rxt: warning: " << failure.what() << "\n";
     }
-    for (const std::string& path : options->paths) host.Load(path);  // an error ends the command
+    LoadAllPlugins(*options);
+    const PluginHost& host = PluginHost::Global();
     std::vector<PluginInfo> loaded = host.Plugins();
     std::cout << loaded.size() << (loaded.size() == 1 ? " plugin" : " plugins") << " loaded\n";
     for (const PluginInfo& plugin : loaded) PrintPlugin(host, plugin);

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "command.h"
+#include "plugin_options.h"
 #include "npy.h"
 #include "rxt/exec/session.h"
 #include "rxt/runtime/vm.h"
@@ -21,8 +22,7 @@ struct RunOptions {
   std::vector<std::string> inputs;  // NAME=FILE.npy
   std::string output;
   std::string backend;  // empty: the executable's
-  std::vector<std::string> plugins;
-  bool no_search = false;
+  PluginOptions plugins;
   bool profile = false;
 };
 
@@ -78,7 +78,7 @@ void Run(const RunOptions& options) {
   std::vector<std::string> paths;
   std::vector<Value> args = ReadArguments(exec.functions[function], options.inputs, paths);
 
-  Session session({.plugins = options.plugins, .search_path = !options.no_search});
+  Session session({.plugins = options.plugins.paths, .search_path = !options.plugins.no_search});
   std::unique_ptr<KernelProvider> provider = session.KernelsFor(exec, options.backend);
   PrintNotes(session);
 
@@ -113,8 +113,7 @@ void AddRunCommand(CLI::App& app, CommandResult& result) {
       ->type_name("NAME=FILE");
   run->add_option("--output,-o", options->output, "Write the result to this .npy file instead of printing it");
   run->add_option("--backend", options->backend, "The backend to run on (default: the one the executable was built for, which the VM requires)");
-  run->add_option("--plugin", options->plugins, "Also load the plugin library at PATH (repeatable)")->type_name("PATH");
-  run->add_flag("--no-search-path", options->no_search, "Do not load the plugins of the search path");
+  AddPluginOptions(run, &options->plugins);
   run->add_flag("--profile", options->profile, "Print the time spent per kernel and per instruction kind");
   run->footer(".npy inputs: C-order, little-endian float32, float64, int32, int64, uint8 or bool.\n"
               "Backends come from plugins (see 'rxt plugins'). Example:\n"

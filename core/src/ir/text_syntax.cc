@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "rxt/support/error.h"
+#include "rxt/support/message_text.h"
 
 namespace rxt::text {
 namespace {
@@ -299,30 +300,7 @@ bool InlineRoundTrips(const Tensor& t) {
 }
 
 std::string SuggestName(const std::string& name, const std::vector<std::string>& candidates, const char* prefix) {
-  // Levenshtein distance, one row at a time.
-  auto distance = [](const std::string& a, const std::string& b) {
-    std::vector<size_t> row(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-      size_t diagonal = row[0];
-      row[0] = i;
-      for (size_t j = 1; j <= b.size(); ++j) {
-        const size_t up = row[j];
-        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-        diagonal = up;
-      }
-    }
-    return row[b.size()];
-  };
-  std::string best;
-  size_t best_distance = 3;
-  for (const auto& candidate : candidates) {
-    const size_t d = distance(name, candidate);
-    if (d < best_distance) {
-      best_distance = d;
-      best = candidate;
-    }
-  }
+  std::string best = ClosestName(name, candidates);
   return best.empty() ? "" : StrCat("; did you mean '", prefix, best, "'?");
 }
 
