@@ -15,6 +15,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-infer}"
+case "$what" in
+  -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
+  infer | train) ;;
+  *) echo "bench/run.sh: unknown benchmark '$what' (known: infer, train; the side-by-side training runs: bench/train.sh)" >&2; exit 1 ;;
+esac
 shift || true
 threads=1
 separate=0
