@@ -15,7 +15,7 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
   struct Options {
     std::string file;
     std::string output;
-    std::string backend;  // empty: DefaultBackend()
+    std::string backend;  // empty: the session's default (cpu if loaded, else reference)
     std::vector<std::string> libraries;
     std::string emit_library;
     PluginOptions plugins;

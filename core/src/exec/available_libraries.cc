@@ -3,14 +3,9 @@
 #include <algorithm>
 
 #include "rxt/exec/build.h"
-#include "rxt/plugin/plugin_host.h"
 #include "rxt/runtime/extern.h"
 
 namespace rxt {
-
-std::string DefaultBackend() {
-  return PluginHost::Global().Find(PluginItemKind::kBackend, "cpu") ? "cpu" : "reference";
-}
 
 LibraryChoice ChooseLoadedLibraries(const std::string& backend, const std::vector<std::string>& requested) {
   LibraryChoice choice;

@@ -84,7 +84,6 @@ class Session {
   const std::vector<std::string>& notes() const { return notes_; }
   /// The options of the last Resolve (or Build, CreateTrainer).
   const BuildOptions& last_build() const { return last_build_; }
-  PluginHost& host() { return host_; }
 
  private:
   /// Loads the search path once if |backend| (empty: the cpu default), the backend's default
