@@ -3,7 +3,7 @@
 # "Out-of-tree plugins"). Included by the top-level CMakeLists.txt after every target exists.
 #
 #   P/bin/rxt                                the command (apps/rxt installs it)
-#   P/lib/librxt.so.1, librxt.so             the C ABI              -> rxt::rxt
+#   P/lib/librxt.so.2, librxt.so             the C ABI              -> rxt::rxt
 #   P/lib/rxt/plugins/*.so                   the standard plugins   (rxt_add_plugin installs them)
 #   P/include/rxt/*.h, *.hpp                 the public headers     -> rxt::plugin (plugins)
 #   P/include/rxt/plugin_support/*.h         the IR-generator wrapper for C++ plugins
