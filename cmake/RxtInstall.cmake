@@ -6,7 +6,7 @@
 #   P/lib/librxt.so.2, librxt.so             the C ABI              -> rxt::rxt
 #   P/lib/rxt/plugins/*.so                   the standard plugins   (rxt_add_plugin installs them)
 #   P/include/rxt/*.h, *.hpp                 the public headers     -> rxt::plugin (plugins)
-#   P/include/rxt/plugin_support/*.h         the IR-generator wrapper for C++ plugins
+#   P/include/rxt/plugin_support/*.h         the plugin SDK for C++ plugins (kernel_codec.h, ir_generator.h...)
 #   P/lib/librxt_plugin_support.a                                   -> rxt::plugin_support
 #   P/lib/cmake/rxt/                         rxtConfig.cmake, the exported targets, rxt_add_plugin()
 #
@@ -46,6 +46,9 @@ install(TARGETS rxt_abi rxt_plugin_headers rxt_plugin_support EXPORT rxtTargets
 file(GLOB RXT_PUBLIC_HEADERS CONFIGURE_DEPENDS
      ${CMAKE_SOURCE_DIR}/abi/include/rxt/*.h ${CMAKE_SOURCE_DIR}/abi/include/rxt/*.hpp)
 install(FILES ${RXT_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rxt)
+# The plugin SDK's headers (the C++ kernel-format reader, rxt/plugin_support/kernel_codec.h...).
+file(GLOB RXT_PLUGIN_SUPPORT_HEADERS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/abi/include/rxt/plugin_support/*.h)
+install(FILES ${RXT_PLUGIN_SUPPORT_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rxt/plugin_support)
 install(FILES ${CMAKE_SOURCE_DIR}/plugins/common/ir_generator.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rxt/plugin_support)
 

@@ -68,7 +68,7 @@ rxt_code_t CallKernel(void* /*state*/, void* kernel, void* const* args, int num_
         WriteError(error, error_size, ("argument " + std::to_string(i) + " is null").c_str());
         return RXT_INVALID_ARGUMENT;
       }
-      if (params[i].kind == rxt::kernel_format::ParamKind::kScalar) {
+      if (params[i].kind == rxt::plugin_support::kernel_format::ParamKind::kScalar) {
         rxt_code_t code = ScalarArg(t, i, kernel_args[i], error, error_size);
         if (code != RXT_OK) return code;
       } else {
