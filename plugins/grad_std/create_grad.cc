@@ -20,10 +20,10 @@ void FillValueGrad(Rule& r) {
 }
 
 const rxt_plugin_item_t kRules[] = {
-    RXT_GRAD_RULE("full", "d fill_value = sum(dz) for a 0-d tensor fill value; none for the shape", FillValueGrad),
-    RXT_GRAD_RULE("zeros_like", "none (x gives only its shape)", NoGrad),
-    RXT_GRAD_RULE("ones_like", "none (x gives only its shape)", NoGrad),
-    RXT_GRAD_RULE("full_like", "d fill_value = sum(dz) for a 0-d tensor fill value; none for x", FillValueGrad),
+    RXT_GRADIENT_RULE("full", "d fill_value = sum(dz) for a 0-d tensor fill value; none for the shape", FillValueGrad),
+    RXT_GRADIENT_RULE("zeros_like", "none (x gives only its shape)", NoGrad),
+    RXT_GRADIENT_RULE("ones_like", "none (x gives only its shape)", NoGrad),
+    RXT_GRADIENT_RULE("full_like", "d fill_value = sum(dz) for a 0-d tensor fill value; none for x", FillValueGrad),
 };
 
 }  // namespace

@@ -33,7 +33,7 @@ void MatmulGrad(Rule& r) {
 }
 
 const rxt_plugin_item_t kRules[] = {
-    RXT_GRAD_RULE("matmul", "dx1 = dz @ x2^T, dx2 = x1^T @ dz (1-D operands promoted), collapsed over batch dims",
+    RXT_GRADIENT_RULE("matmul", "dx1 = dz @ x2^T, dx2 = x1^T @ dz (1-D operands promoted), collapsed over batch dims",
                   MatmulGrad),
 };
 

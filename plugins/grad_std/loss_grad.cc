@@ -60,10 +60,10 @@ void CrossEntropyWithLogitsGrad(Rule& r) {
 }
 
 const rxt_plugin_item_t kRules[] = {
-    RXT_GRAD_RULE("nn.nll_loss",
+    RXT_GRADIENT_RULE("nn.nll_loss",
                   "dpred = -w[t] share(dz) at each counted target's class; dweights likewise; none for the targets",
                   NllLossGrad),
-    RXT_GRAD_RULE("nn.cross_entropy_with_logits", "dpred = -dz labels / N, dlabels = -dz pred / N",
+    RXT_GRADIENT_RULE("nn.cross_entropy_with_logits", "dpred = -dz labels / N, dlabels = -dz pred / N",
                   CrossEntropyWithLogitsGrad),
 };
 

@@ -137,10 +137,10 @@ void Conv2dTransposeGrad(Rule& r) {
 }
 
 const rxt_plugin_item_t kRules[] = {
-    RXT_GRAD_RULE("nn.conv2d",
+    RXT_GRADIENT_RULE("nn.conv2d",
                   "ddata = conv2d_transpose(dz, weight); dweight = conv2d(data, dz) with batch and channels swapped",
                   Conv2dGrad),
-    RXT_GRAD_RULE("nn.conv2d_transpose",
+    RXT_GRADIENT_RULE("nn.conv2d_transpose",
                   "ddata = conv2d(dz, weight); dweight = conv2d(dz, data) with batch and channels swapped",
                   Conv2dTransposeGrad),
 };

@@ -92,11 +92,11 @@ void LayerNormGrad(Rule& r) {
 }
 
 const rxt_plugin_item_t kRules[] = {
-    RXT_GRAD_RULE("nn.batch_norm",
+    RXT_GRADIENT_RULE("nn.batch_norm",
                   "training: the batch-statistics gradient; inference: dx = dy gamma rstd; dgamma = sum(dy xhat), "
                   "dbeta = sum(dy); none for the moving statistics",
                   BatchNormGrad),
-    RXT_GRAD_RULE("nn.layer_norm",
+    RXT_GRADIENT_RULE("nn.layer_norm",
                   "dx = rstd (g - mean(g) - xhat mean(g xhat)), g = dy gamma; dgamma = sum(dy xhat), "
                   "dbeta = sum(dy)",
                   LayerNormGrad),

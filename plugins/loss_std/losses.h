@@ -7,7 +7,7 @@
 
 #include <span>
 
-#include "ir_generator.h"
+#include <rxt/plugin_support/generator.h>
 
 namespace rxt::loss_std {
 

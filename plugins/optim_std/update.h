@@ -24,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-#include "ir_generator.h"
+#include <rxt/plugin_support/generator.h>
 
 namespace rxt::optim_std {
 

@@ -11,7 +11,7 @@
 // "lr" and "weight_decay", which the trainer may change between steps without recompiling (the
 // learning-rate schedule), the 0-d int64 "step", then one momentum "exp_avg.<i>" per parameter.
 #include <rxt/plugin.h>
-#include <rxt/plugin_support/ir_generator.h>
+#include <rxt/plugin_support/generator.h>
 
 #include <string>
 #include <vector>

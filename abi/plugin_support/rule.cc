@@ -1,10 +1,8 @@
-#include "rule.h"
+#include "rxt/plugin_support/rule.h"
 
-#include <cmath>
-#include <cstdio>
 #include <exception>
 
-namespace rxt::grad_std {
+namespace rxt::plugin_support {
 
 int64_t Rule::Int(const char* name) {
   int64_t value = 0;
@@ -62,54 +60,13 @@ void Rule::FailAttr(const char* name, const char* kind, rxt_code_t code) {
        (code == RXT_NOT_FOUND ? "" : kind));
 }
 
-int Rule::KnownNdim(Expr e, const char* what) {
-  int ndim = Ndim(e);
-  if (ndim < 0) Fail(std::string("the ndim of ") + what + " must be known; got " + StructInfoText(e));
-  return ndim;
-}
-
-bool Rule::IsFloat(Expr e) {
-  std::string dtype = DType(e);
-  return dtype == "float16" || dtype == "bfloat16" || dtype == "float32" || dtype == "float64";
-}
-
-std::optional<int64_t> Rule::Dim(Expr e, int axis) {
-  int64_t value = 0;
-  if (ir_->dim(b_, e, axis, &value) == 1) return value;
-  return std::nullopt;
-}
-
-int64_t Rule::StaticDim(Expr e, int axis, const char* why) {
-  std::optional<int64_t> dim = Dim(e, axis);
-  if (!dim) {
-    Fail(std::string("dim ") + std::to_string(axis) + " of " + StructInfoText(e) + " must be static (" + why + ")");
-  }
-  return *dim;
-}
-
-Expr Rule::Op(const char* name, std::initializer_list<Expr> args, const std::string& attrs) {
-  return Op(name, std::vector<Expr>(args), attrs);
-}
-
-Expr Rule::Op(const char* name, const std::vector<Expr>& args, const std::string& attrs) {
-  return ir_->op(b_, name, args.data(), static_cast<int>(args.size()), attrs.c_str());
-}
-
-Expr Rule::Constant(const std::vector<double>& values, const std::vector<int64_t>& shape, const std::string& dtype) {
-  return ir_->constant(b_, values.data(), shape.data(), static_cast<int>(shape.size()), dtype.c_str());
-}
-
-void Rule::Fail(const std::string& message) {
-  ir_->fail(b_, message.c_str());
-  throw RuleStopped{};
-}
-
-rxt_code_t RunRule(RuleBody body, const rxt_ir_api_t* ir, rxt_ir_builder_t* b, Expr call, Expr output, Expr output_grad,
-                   Expr* input_grads) {
+rxt_code_t RunRule(RuleBody body, const rxt_ir_api_t* ir, rxt_ir_builder_t* b, Expr call, Expr output,
+                   Expr output_grad, Expr* input_grads) {
   try {
     Rule rule(ir, b, call, output, output_grad, input_grads);
     body(rule);
-  } catch (const RuleStopped&) {
+  } catch (const BuilderStopped&) {
+    if (ir->error(b) == nullptr) ir->fail(b, "failed (no message)");
     return RXT_INVALID_ARGUMENT;
   } catch (const std::exception& e) {
     ir->fail(b, (std::string("internal error in the gradient rule: ") + e.what()).c_str());
@@ -123,23 +80,4 @@ rxt_code_t RunRule(RuleBody body, const rxt_ir_api_t* ir, rxt_ir_builder_t* b, E
   return ir->error(b) != nullptr ? RXT_INVALID_ARGUMENT : RXT_OK;
 }
 
-std::string IntsText(const std::vector<int64_t>& values) {
-  std::string text = "[";
-  for (size_t i = 0; i < values.size(); ++i) text += (i ? ", " : "") + std::to_string(values[i]);
-  return text + "]";
-}
-
-std::string FloatText(double value) {
-  if (std::isnan(value)) return "nan";
-  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%.17g", value);
-  std::string text = buffer;
-  // The text format reads "1" as an int: keep floats recognizably floating.
-  if (text.find_first_of(".eE") == std::string::npos) text += ".0";
-  return text;
-}
-
-std::string Quoted(const std::string& text) { return "\"" + text + "\""; }
-
-}  // namespace rxt::grad_std
+}  // namespace rxt::plugin_support
