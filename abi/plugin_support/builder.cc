@@ -1,5 +1,7 @@
 #include "rxt/plugin_support/builder.h"
 
+#include "rxt/plugin_support/host.h"
+
 namespace rxt::plugin_support {
 
 int Builder::KnownNdim(Expr e, const char* what) {
@@ -74,6 +76,12 @@ Expr Builder::Constant(const std::vector<double>& values, const std::vector<int6
 Expr Builder::Cast(Expr x, const std::string& dtype) {
   if (x != nullptr && DType(x) == dtype) return x;
   return Op("astype", {x}, "dtype=" + dtype);
+}
+
+rxt_status_t FailGenerator(const rxt_ir_api_t* ir, rxt_ir_builder_t* b, rxt_code_t code, const std::string& message) {
+  if (ir->error(b) == nullptr) ir->fail(b, message.empty() ? "failed (no message)" : message.c_str());
+  const char* error = ir->error(b);
+  return MakeStatus(code, error != nullptr ? error : message);
 }
 
 void Builder::Fail(const std::string& message) {

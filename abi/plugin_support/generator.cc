@@ -70,28 +70,25 @@ void Generator::SetState(Expr state, Expr next) {
   if (ir_->set_state(b_, state, next) != RXT_OK) Fail("");
 }
 
-rxt_code_t RunGenerator(const rxt_ir_api_t* ir, rxt_ir_builder_t* b, const char* options,
-                        const std::function<void(Generator&)>& body) {
+rxt_status_t RunGenerator(const rxt_ir_api_t* ir, rxt_ir_builder_t* b, const char* options,
+                          const std::function<void(Generator&)>& body) {
   if (!RXT_IR_API_HAS(ir, check_options)) {
-    ir->fail(b, "this plugin needs a host whose IR table reads options (rxt_ir_api_t.check_options)");
-    return RXT_FAILED_PRECONDITION;
+    return FailGenerator(ir, b, RXT_FAILED_PRECONDITION,
+                         "this plugin needs a host whose IR table reads options (rxt_ir_api_t.check_options)");
   }
   try {
     Generator g(ir, b, options);
     body(g);
   } catch (const BuilderStopped&) {
-    if (ir->error(b) == nullptr) ir->fail(b, "failed (no message)");
-    return RXT_INVALID_ARGUMENT;
+    return FailGenerator(ir, b, RXT_INVALID_ARGUMENT, "");
   } catch (const std::exception& e) {
-    ir->fail(b, (std::string("internal error: ") + e.what()).c_str());
-    return RXT_INTERNAL;
+    return FailGenerator(ir, b, RXT_INTERNAL, std::string("internal error: ") + e.what());
   } catch (...) {
-    ir->fail(b, "internal error");
-    return RXT_INTERNAL;
+    return FailGenerator(ir, b, RXT_INTERNAL, "internal error");
   }
   // A building call that failed recorded its error and returned NULL (as did every later
   // call given that NULL): report it.
-  return ir->error(b) != nullptr ? RXT_INVALID_ARGUMENT : RXT_OK;
+  return ir->error(b) != nullptr ? FailGenerator(ir, b, RXT_INVALID_ARGUMENT, "") : nullptr;
 }
 
 }  // namespace rxt::plugin_support

@@ -60,24 +60,21 @@ void Rule::FailAttr(const char* name, const char* kind, rxt_code_t code) {
        (code == RXT_NOT_FOUND ? "" : kind));
 }
 
-rxt_code_t RunRule(RuleBody body, const rxt_ir_api_t* ir, rxt_ir_builder_t* b, Expr call, Expr output,
-                   Expr output_grad, Expr* input_grads) {
+rxt_status_t RunRule(RuleBody body, const rxt_ir_api_t* ir, rxt_ir_builder_t* b, Expr call, Expr output,
+                     Expr output_grad, Expr* input_grads) {
   try {
     Rule rule(ir, b, call, output, output_grad, input_grads);
     body(rule);
   } catch (const BuilderStopped&) {
-    if (ir->error(b) == nullptr) ir->fail(b, "failed (no message)");
-    return RXT_INVALID_ARGUMENT;
+    return FailGenerator(ir, b, RXT_INVALID_ARGUMENT, "");
   } catch (const std::exception& e) {
-    ir->fail(b, (std::string("internal error in the gradient rule: ") + e.what()).c_str());
-    return RXT_INTERNAL;
+    return FailGenerator(ir, b, RXT_INTERNAL, std::string("internal error in the gradient rule: ") + e.what());
   } catch (...) {
-    ir->fail(b, "internal error in the gradient rule");
-    return RXT_INTERNAL;
+    return FailGenerator(ir, b, RXT_INTERNAL, "internal error in the gradient rule");
   }
   // A building call that failed recorded its error and returned NULL (and so did every later
   // call with that NULL): report it.
-  return ir->error(b) != nullptr ? RXT_INVALID_ARGUMENT : RXT_OK;
+  return ir->error(b) != nullptr ? FailGenerator(ir, b, RXT_INVALID_ARGUMENT, "") : nullptr;
 }
 
 }  // namespace rxt::plugin_support

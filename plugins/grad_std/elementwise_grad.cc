@@ -99,7 +99,7 @@ void ClipGrad(Rule& r) {
   r.SetGrad(0, r.Op("where", {below, zero, r.Op("where", {above, zero, dz})}));
 }
 
-const rxt_plugin_item_t kRules[] = {
+const rxt_gradient_rule_t kRules[] = {
     RXT_GRADIENT_RULE("negative", "dx = -dz", NegativeGrad),
     RXT_GRADIENT_RULE("abs", "dx = sign(x) dz (0 at 0)", AbsGrad),
     RXT_GRADIENT_RULE("exp", "dx = dz z", ExpGrad),
@@ -123,6 +123,6 @@ const rxt_plugin_item_t kRules[] = {
 
 }  // namespace
 
-std::span<const rxt_plugin_item_t> ElementwiseGradients() { return kRules; }
+std::span<const rxt_gradient_rule_t> ElementwiseGradients() { return kRules; }
 
 }  // namespace rxt::grad_std

@@ -59,7 +59,7 @@ void CrossEntropyWithLogitsGrad(Rule& r) {
   r.SetGrad(1, Mul(r, pred, scale));
 }
 
-const rxt_plugin_item_t kRules[] = {
+const rxt_gradient_rule_t kRules[] = {
     RXT_GRADIENT_RULE("nn.nll_loss",
                   "dpred = -w[t] share(dz) at each counted target's class; dweights likewise; none for the targets",
                   NllLossGrad),
@@ -69,6 +69,6 @@ const rxt_plugin_item_t kRules[] = {
 
 }  // namespace
 
-std::span<const rxt_plugin_item_t> LossGradients() { return kRules; }
+std::span<const rxt_gradient_rule_t> LossGradients() { return kRules; }
 
 }  // namespace rxt::grad_std

@@ -25,7 +25,7 @@ void ReshapeBackGrad(Rule& r) { r.SetGrad(0, r.Op("reshape", {r.grad(), r.ShapeO
 void BroadcastToGrad(Rule& r) { r.SetGrad(0, CollapseTo(r, r.grad(), r.arg(0))); }
 void CollapseSumToGrad(Rule& r) { r.SetGrad(0, r.Op("broadcast_to", {r.grad(), r.ShapeOf(r.arg(0))})); }
 
-const rxt_plugin_item_t kRules[] = {
+const rxt_gradient_rule_t kRules[] = {
     RXT_GRADIENT_RULE("permute_dims", "dx = permute_dims(dz, inverse axes)", PermuteDimsGrad),
     RXT_GRADIENT_RULE("reshape", "dx = reshape(dz, shape of x); none for the shape", ReshapeBackGrad),
     RXT_GRADIENT_RULE("broadcast_to", "dx = collapse_sum_to(dz, shape of x); none for the shape", BroadcastToGrad),
@@ -37,6 +37,6 @@ const rxt_plugin_item_t kRules[] = {
 
 }  // namespace
 
-std::span<const rxt_plugin_item_t> ManipulateGradients() { return kRules; }
+std::span<const rxt_gradient_rule_t> ManipulateGradients() { return kRules; }
 
 }  // namespace rxt::grad_std

@@ -179,7 +179,7 @@ void PadGrad(Rule& r) {
                     "axes=" + IntsText(axes) + ", begin=" + IntsText(begin) + ", end=" + IntsText(end)));
 }
 
-const rxt_plugin_item_t kRules[] = {
+const rxt_gradient_rule_t kRules[] = {
     RXT_GRADIENT_RULE("concat", "each input gets its part of split(dz) along the axis", ConcatGrad),
     RXT_GRADIENT_RULE("split", "dx = concat(the parts' adjoints) along the axis", SplitGrad),
     RXT_GRADIENT_RULE("strided_slice", "dz put back at the sliced positions (reverse, interleave zeros, pad)",
@@ -190,6 +190,6 @@ const rxt_plugin_item_t kRules[] = {
 
 }  // namespace
 
-std::span<const rxt_plugin_item_t> IndexManipulateGradients() { return kRules; }
+std::span<const rxt_gradient_rule_t> IndexManipulateGradients() { return kRules; }
 
 }  // namespace rxt::grad_std

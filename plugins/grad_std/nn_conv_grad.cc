@@ -136,7 +136,7 @@ void Conv2dTransposeGrad(Rule& r) {
   r.SetGrad(1, ConvWeightGrad(r, a, dy, x, weight));
 }
 
-const rxt_plugin_item_t kRules[] = {
+const rxt_gradient_rule_t kRules[] = {
     RXT_GRADIENT_RULE("nn.conv2d",
                   "ddata = conv2d_transpose(dz, weight); dweight = conv2d(data, dz) with batch and channels swapped",
                   Conv2dGrad),
@@ -147,6 +147,6 @@ const rxt_plugin_item_t kRules[] = {
 
 }  // namespace
 
-std::span<const rxt_plugin_item_t> ConvGradients() { return kRules; }
+std::span<const rxt_gradient_rule_t> ConvGradients() { return kRules; }
 
 }  // namespace rxt::grad_std

@@ -39,7 +39,7 @@ void AdaptiveAvgPool2dBackwardGrad(Rule& r) {
                     "output_size=" + IntsText({oh, ow}) + ", layout=" + Quoted(layout)));
 }
 
-const rxt_plugin_item_t kRules[] = {
+const rxt_gradient_rule_t kRules[] = {
     RXT_GRADIENT_RULE("nn.max_pool2d", "dx = max_pool2d_backward(dz, x): dz to each window's first maximum", MaxPool2dGrad),
     RXT_GRADIENT_RULE("nn.avg_pool2d", "dx = avg_pool2d_backward(dz, x): dz / count spread over each window",
                   AvgPool2dGrad),
@@ -53,6 +53,6 @@ const rxt_plugin_item_t kRules[] = {
 
 }  // namespace
 
-std::span<const rxt_plugin_item_t> PoolGradients() { return kRules; }
+std::span<const rxt_gradient_rule_t> PoolGradients() { return kRules; }
 
 }  // namespace rxt::grad_std

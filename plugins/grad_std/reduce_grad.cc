@@ -66,7 +66,7 @@ void LogSoftmaxGrad(Rule& r) {
   r.SetGrad(0, Sub(r, dz, Mul(r, r.Op("exp", {z}), r.Op("sum", {dz}, axis))));
 }
 
-const rxt_plugin_item_t kRules[] = {
+const rxt_gradient_rule_t kRules[] = {
     RXT_GRADIENT_RULE("sum", "dx = dz broadcast over the reduced axes", SumGrad),
     RXT_GRADIENT_RULE("mean", "dx = dz / count broadcast over the reduced axes", MeanGrad),
     RXT_GRADIENT_RULE("max", "dz shared evenly by the positions holding the maximum", ExtremeGrad),
@@ -78,6 +78,6 @@ const rxt_plugin_item_t kRules[] = {
 
 }  // namespace
 
-std::span<const rxt_plugin_item_t> ReduceGradients() { return kRules; }
+std::span<const rxt_gradient_rule_t> ReduceGradients() { return kRules; }
 
 }  // namespace rxt::grad_std

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <rxt/ir_builder.h>
+#include <rxt/rxt.h>
 
 #include <cstdint>
 #include <initializer_list>
@@ -90,5 +91,10 @@ class Builder {
   const rxt_ir_api_t* ir_;
   rxt_ir_builder_t* b_;
 };
+
+/// How the Run* functions of rule.h and generator.h end a failed generator: records |message|
+/// in the builder (unless it holds an error already: the first is the cause) and returns a
+/// status of |code| and the builder's first error (host.h's MakeStatus).
+rxt_status_t FailGenerator(const rxt_ir_api_t* ir, rxt_ir_builder_t* b, rxt_code_t code, const std::string& message);
 
 }  // namespace rxt::plugin_support

@@ -2,8 +2,8 @@
 // (with defaults and range checks), the parameters a loss declares and the state an optimizer
 // keeps, on top of Builder (builder.h).
 //
-//   rxt_code_t MyLoss(const rxt_ir_api_t* ir, rxt_ir_builder_t* b, const char* options,
-//                     rxt_ir_expr_t prediction, rxt_ir_expr_t* loss) {
+//   rxt_status_t MyLoss(void* state, const rxt_ir_api_t* ir, rxt_ir_builder_t* b, const char* options,
+//                       rxt_ir_expr_t prediction, rxt_ir_expr_t* loss) {   // rxt_loss_t.build
 //     return RunGenerator(ir, b, options, [&](Generator& g) {
 //       g.CheckOptions({"scale"});
 //       double scale = g.Float("scale", 1.0);
@@ -59,9 +59,10 @@ class Generator : public Builder {
   std::string options_;
 };
 
-/// Runs |body|; returns RXT_OK, or an error code once the builder holds the error (whether
-/// from Fail, a building call that failed, or an unexpected C++ exception).
-rxt_code_t RunGenerator(const rxt_ir_api_t* ir, rxt_ir_builder_t* b, const char* options,
+/// Runs |body| as the build function of a loss or optimizer; returns NULL, or a status once the
+/// builder holds the error (from Fail or a building call that failed: RXT_INVALID_ARGUMENT; an
+/// unexpected C++ exception: RXT_INTERNAL). No exception leaves it.
+rxt_status_t RunGenerator(const rxt_ir_api_t* ir, rxt_ir_builder_t* b, const char* options,
                         const std::function<void(Generator&)>& body);
 
 }  // namespace rxt::plugin_support

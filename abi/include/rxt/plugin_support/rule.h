@@ -6,7 +6,7 @@
 //   void ExpGrad(Rule& r) {                         // z = exp(x): dx = dz * z
 //     r.SetGrad(0, r.Mul(r.grad(), r.output()));
 //   }
-//   const rxt_plugin_item_t kRules[] = {RXT_GRADIENT_RULE("exp", "dx = dz * exp(x)", ExpGrad)};
+//   const rxt_gradient_rule_t kExp = RXT_GRADIENT_RULE("exp", "dx = dz * exp(x)", ExpGrad);
 //
 // A rule that cannot differentiate a call calls r.Fail("why"): the host reports it with the
 // op's name. No C++ exception crosses into the host.
@@ -62,22 +62,20 @@ class Rule : public Builder {
 
 using RuleBody = void (*)(Rule& r);
 
-/// Runs |body| as a gradient rule: exceptions stop here and become the builder's error.
-rxt_code_t RunRule(RuleBody body, const rxt_ir_api_t* ir, rxt_ir_builder_t* b, Expr call, Expr output,
-                   Expr output_grad, Expr* input_grads);
+/// Runs |body| as a gradient rule; returns NULL, or a status once the builder holds the error
+/// (as RunGenerator, generator.h). No exception leaves it.
+rxt_status_t RunRule(RuleBody body, const rxt_ir_api_t* ir, rxt_ir_builder_t* b, Expr call, Expr output,
+                     Expr output_grad, Expr* input_grads);
 
-/// |Body| as the C callback of a gradient rule (rxt_gradient_rule_fn).
+/// |Body| as the build function of an rxt_gradient_rule_t.
 template <RuleBody Body>
-rxt_code_t GradientRule(const rxt_ir_api_t* ir, rxt_ir_builder_t* b, Expr call, Expr output, Expr output_grad,
-                        Expr* input_grads) {
+rxt_status_t GradientRule(void* /*state*/, const rxt_ir_api_t* ir, rxt_ir_builder_t* b, Expr call, Expr output,
+                          Expr output_grad, Expr* input_grads) {
   return RunRule(Body, ir, b, call, output, output_grad, input_grads);
 }
 
 }  // namespace rxt::plugin_support
 
-/// A plugin item for the rule of op |op| (the item's name) with a one-line |summary|.
-#define RXT_GRADIENT_RULE(op, summary, body)                                                             \
-  rxt_plugin_item_t {                                                                                    \
-    sizeof(rxt_plugin_item_t), op, summary,                                                              \
-        reinterpret_cast<rxt_plugin_fn_t>(&::rxt::plugin_support::GradientRule<body>), nullptr           \
-  }
+/// The vtable of the rule of op |op| (its name) with a one-line |summary|, built by |body|.
+#define RXT_GRADIENT_RULE(op, summary, body) \
+  rxt_gradient_rule_t { sizeof(rxt_gradient_rule_t), op, summary, nullptr, &::rxt::plugin_support::GradientRule<body> }
