@@ -3,10 +3,10 @@
 # "Out-of-tree plugins"). Included by the top-level CMakeLists.txt after every target exists.
 #
 #   P/bin/rxt                                the command (apps/rxt installs it)
-#   P/lib/librxt.so.1, librxt.so             the C ABI              -> rxt::rxt
+#   P/lib/librxt.so.2, librxt.so             the C ABI              -> rxt::rxt
 #   P/lib/rxt/plugins/*.so                   the standard plugins   (rxt_add_plugin installs them)
 #   P/include/rxt/*.h, *.hpp                 the public headers     -> rxt::plugin (plugins)
-#   P/include/rxt/plugin_support/*.h         the IR-generator wrapper for C++ plugins
+#   P/include/rxt/plugin_support/*.h         the plugin SDK for C++ plugins (rule.h, generator.h, kernel_codec.h...)
 #   P/lib/librxt_plugin_support.a                                   -> rxt::plugin_support
 #   P/lib/cmake/rxt/                         rxtConfig.cmake, the exported targets, rxt_add_plugin()
 #                                            (rxtAddPlugin.cmake, rxtPluginModule.cmake, rxtPlugin.map)
@@ -20,24 +20,8 @@ include(RxtPlugin)  # RXT_PLUGIN_INSTALL_DIR
 
 set(RXT_PACKAGE_INSTALL_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/rxt")
 
-# ---- What plugins build against: the headers (rxt::plugin) and the C++ view of the host's IR
-# table that rxt's own loss and optimizer plugins use (rxt::plugin_support). Neither links
-# anything of rxt: a plugin gets the host's functions when it is loaded.
-add_library(rxt_plugin_headers INTERFACE)
-target_include_directories(rxt_plugin_headers INTERFACE
-  $<BUILD_INTERFACE:${CMAKE_SOURCE_DIR}/abi/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
-target_link_libraries(rxt_plugin_headers INTERFACE dlpack::dlpack)
-set_target_properties(rxt_plugin_headers PROPERTIES EXPORT_NAME plugin)
-
-# A static library of position-independent code with hidden symbols: linked into a plugin
-# module it adds nothing to the plugin's exports. Installed as rxt/plugin_support/ir_generator.h.
-add_library(rxt_plugin_support STATIC ${CMAKE_SOURCE_DIR}/plugins/common/ir_generator.cc)
-target_link_libraries(rxt_plugin_support PUBLIC rxt_plugin_headers PRIVATE $<BUILD_INTERFACE:rxt_build_options>)
-set_target_properties(rxt_plugin_support PROPERTIES
-  EXPORT_NAME plugin_support
-  POSITION_INDEPENDENT_CODE ON
-  ARCHIVE_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/${CMAKE_INSTALL_LIBDIR})
-
+# ---- What plugins build against: the headers (rxt::plugin) and the plugin SDK
+# (rxt::plugin_support), both defined in abi/plugin_support.
 set_target_properties(rxt_abi PROPERTIES EXPORT_NAME rxt)
 
 # ---- Files
@@ -47,8 +31,9 @@ install(TARGETS rxt_abi rxt_plugin_headers rxt_plugin_support EXPORT rxtTargets
 file(GLOB RXT_PUBLIC_HEADERS CONFIGURE_DEPENDS
      ${CMAKE_SOURCE_DIR}/abi/include/rxt/*.h ${CMAKE_SOURCE_DIR}/abi/include/rxt/*.hpp)
 install(FILES ${RXT_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rxt)
-install(FILES ${CMAKE_SOURCE_DIR}/plugins/common/ir_generator.h
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rxt/plugin_support)
+# The plugin SDK's headers (rxt/plugin_support/: rule.h, generator.h, kernel_codec.h...).
+file(GLOB RXT_PLUGIN_SUPPORT_HEADERS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/abi/include/rxt/plugin_support/*.h)
+install(FILES ${RXT_PLUGIN_SUPPORT_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rxt/plugin_support)
 
 # ---- The package
 install(EXPORT rxtTargets NAMESPACE rxt:: DESTINATION ${RXT_PACKAGE_INSTALL_DIR})

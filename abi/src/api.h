@@ -16,12 +16,8 @@
 
 #include "rxt/ir/module.h"
 #include "rxt/rxt.h"
+#include "rxt/support/c_status.h"  // struct rxt_status_s
 #include "rxt/support/error.h"
-
-struct rxt_status_s {
-  rxt_code_t code;
-  std::string message;
-};
 
 struct rxt_module_s {
   std::atomic<int> references{1};

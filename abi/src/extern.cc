@@ -4,18 +4,11 @@
 
 extern "C" {
 
-rxt_status_t rxt_extern_register(const char* name, rxt_extern_callback_t callback, void* user_data, int replace) {
+rxt_status_t rxt_extern_register(const char* name, rxt_extern_fn_t function, void* user_data, int replace) {
   RXT_API_BEGIN();
   RXT_CHECK_ARG(name);
-  RXT_CHECK_ARG(callback);
-  // The registry passes inputs as DLTensor* const*; the C type drops the const for C callers.
-  rxt::ExternFunction function = [name = std::string(name), callback, user_data](DLTensor* const* args, int num_args) {
-    int status = callback(const_cast<DLTensor**>(args), num_args, user_data);
-    if (status != 0) {
-      rxt::Throw(rxt::ErrorCode::kInternal, "extern function '", name, "' failed with status ", status);
-    }
-  };
-  rxt::ExternRegistry::Global().Register(name, std::move(function), replace != 0);
+  RXT_CHECK_ARG(function);
+  rxt::ExternRegistry::Global().Register(name, function, user_data, replace != 0);
   RXT_API_END();
 }
 

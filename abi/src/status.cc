@@ -3,37 +3,11 @@
 
 #include "api.h"
 
-namespace {
-
-// Statuses must be creatable when memory is exhausted: this one is never freed.
-rxt_status_s out_of_memory_status{RXT_INTERNAL, "out of memory"};
-
-#define RXT_SAME_CODE(c_code, cpp_code) \
-  static_assert(static_cast<int>(c_code) == static_cast<int>(rxt::ErrorCode::cpp_code), #c_code)
-RXT_SAME_CODE(RXT_OK, kOk);
-RXT_SAME_CODE(RXT_CANCELLED, kCancelled);
-RXT_SAME_CODE(RXT_UNKNOWN, kUnknown);
-RXT_SAME_CODE(RXT_INVALID_ARGUMENT, kInvalidArgument);
-RXT_SAME_CODE(RXT_NOT_FOUND, kNotFound);
-RXT_SAME_CODE(RXT_ALREADY_EXISTS, kAlreadyExists);
-RXT_SAME_CODE(RXT_RESOURCE_EXHAUSTED, kResourceExhausted);
-RXT_SAME_CODE(RXT_FAILED_PRECONDITION, kFailedPrecondition);
-RXT_SAME_CODE(RXT_OUT_OF_RANGE, kOutOfRange);
-RXT_SAME_CODE(RXT_UNIMPLEMENTED, kUnimplemented);
-RXT_SAME_CODE(RXT_INTERNAL, kInternal);
-RXT_SAME_CODE(RXT_DATA_LOSS, kDataLoss);
-#undef RXT_SAME_CODE
-
-}  // namespace
-
 namespace rxt::abi_impl {
 
 rxt_status_t MakeStatus(ErrorCode code, std::string_view message) noexcept {
-  try {
-    return new rxt_status_s{static_cast<rxt_code_t>(code), std::string(message)};
-  } catch (...) {
-    return &out_of_memory_status;
-  }
+  // A failure is never NULL, even one that carries no proper code.
+  return MakeCStatus(code == ErrorCode::kOk ? ErrorCode::kUnknown : code, message);
 }
 
 char* CopyString(std::string_view text) {
@@ -60,8 +34,10 @@ rxt_code_t rxt_status_code(rxt_status_t status) { return status == nullptr ? RXT
 
 const char* rxt_status_message(rxt_status_t status) { return status == nullptr ? "" : status->message.c_str(); }
 
-void rxt_status_free(rxt_status_t status) {
-  if (status != &out_of_memory_status) delete status;
+void rxt_status_free(rxt_status_t status) { rxt::FreeCStatus(status); }
+
+rxt_status_t rxt_status_create(rxt_code_t code, const char* message) {
+  return rxt::MakeCStatus(rxt::ErrorCodeFromC(code), message != nullptr ? message : "");
 }
 
 const char* rxt_code_name(rxt_code_t code) {

@@ -19,7 +19,7 @@
 
 #include "optimizer.h"
 #include "rxt/compiled_kernel.h"
-#include "rxt/kernel_format.h"
+#include "rxt/plugin_support/kernel_codec.h"
 #include "target.h"
 
 extern char** environ;
@@ -50,7 +50,7 @@ void AddLibraryInfo(llvm::Module& module, const HostTarget& target) {
   llvm::Type* ptr = llvm::PointerType::getUnqual(c);
   llvm::StructType* type = llvm::StructType::get(c, {i32, i32, ptr, ptr, ptr});
   llvm::Constant* value = llvm::ConstantStruct::get(
-      type, {llvm::ConstantInt::get(i32, RXT_AOT_LIBRARY_VERSION), llvm::ConstantInt::get(i32, kernel_format::kFormatVersion),
+      type, {llvm::ConstantInt::get(i32, RXT_AOT_LIBRARY_VERSION), llvm::ConstantInt::get(i32, plugin_support::kernel_format::kFormatVersion),
              StringConstant(module, target.triple, "rxt_aot_triple"), StringConstant(module, target.cpu, "rxt_aot_cpu"),
              StringConstant(module, target.features, "rxt_aot_features")});
   auto* info = new llvm::GlobalVariable(module, type, true, llvm::GlobalValue::ExternalLinkage, value,
@@ -140,7 +140,7 @@ void EmitAotLibrary(const std::vector<AotKernelSource>& kernels, const std::stri
   for (const AotKernelSource& k : kernels) {
     if (!IsCIdentifier(k.symbol)) throw std::runtime_error("kernel '" + k.name + "': symbol '" + k.symbol + "' is not a C identifier");
     if (!symbols.insert(k.symbol).second) throw std::runtime_error("kernel '" + k.name + "': symbol '" + k.symbol + "' is taken");
-    kernel_format::DecodeResult decoded = kernel_format::DecodeKernel(k.bytes, k.size);
+    plugin_support::kernel_format::DecodeResult decoded = plugin_support::kernel_format::DecodeKernel(k.bytes, k.size);
     if (!decoded.ok()) throw std::runtime_error("kernel '" + k.name + "': " + decoded.error);
     try {
       EmitKernel(decoded.kernel, k.symbol, module, options);

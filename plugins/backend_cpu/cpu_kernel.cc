@@ -13,7 +13,7 @@ rxt_code_t KernelCodeStatus(int32_t code) {
 }
 
 std::unique_ptr<CpuKernel> CpuKernel::Load(JitCompiler& jit, const uint8_t* bytes, size_t size) {
-  kernel_format::DecodeResult decoded = kernel_format::DecodeKernel(bytes, size);
+  plugin_support::kernel_format::DecodeResult decoded = plugin_support::kernel_format::DecodeKernel(bytes, size);
   if (!decoded.ok()) throw std::runtime_error(decoded.error);
   std::unique_ptr<CpuKernel> kernel(new CpuKernel(std::move(decoded.kernel)));
   if (!kernel->binder_.error().empty()) throw std::runtime_error(kernel->binder_.error());

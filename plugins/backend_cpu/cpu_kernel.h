@@ -1,4 +1,4 @@
-// One kernel of the CPU backend, ready to call: its argument binding (rxt/kernel_binding.h)
+// One kernel of the CPU backend, ready to call: its argument binding (rxt/plugin_support/kernel_binding.h)
 // prepared, its code compiled in memory, and the arrays a call fills reused call after call
 // (so a call allocates nothing). One call at a time per kernel; kernels are independent.
 #pragma once
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "jit_compiler.h"
-#include "rxt/kernel_binding.h"
+#include "rxt/plugin_support/kernel_binding.h"
 #include "rxt/rxt.h"
 
 namespace rxt::backend_cpu {
@@ -25,14 +25,14 @@ class CpuKernel {
   /// |error|.
   rxt_code_t Call(const DLTensor* const* args, int num_args, const rxt_kernel_runtime_t* runtime, std::string& error);
 
-  const kernel_format::Kernel& kernel() const { return binder_.kernel(); }
+  const plugin_support::kernel_format::Kernel& kernel() const { return binder_.kernel(); }
   const CompileTimes& compile_times() const { return code_->times(); }
 
  private:
-  explicit CpuKernel(kernel_format::Kernel kernel) : binder_(std::move(kernel)), call_(binder_.NewCall()) {}
+  explicit CpuKernel(plugin_support::kernel_format::Kernel kernel) : binder_(std::move(kernel)), call_(binder_.NewCall()) {}
 
-  kernel_binding::KernelBinder binder_;
-  kernel_binding::BoundCall call_;
+  plugin_support::kernel_binding::KernelBinder binder_;
+  plugin_support::kernel_binding::BoundCall call_;
   std::shared_ptr<const JitKernel> code_;
 };
 

@@ -10,11 +10,11 @@
 #include <optional>
 #include <vector>
 
-#include "rxt/kernel_format.h"
+#include "rxt/plugin_support/kernel_codec.h"
 
 namespace rxt::backend_cpu {
 
-namespace kf = ::rxt::kernel_format;
+namespace kf = ::rxt::plugin_support::kernel_format;
 
 class IndexBounds {
  public:

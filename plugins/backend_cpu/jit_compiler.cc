@@ -67,7 +67,7 @@ JitCompiler::JitCompiler(CodegenOptions options) : options_(std::move(options)) 
 
 JitCompiler::~JitCompiler() = default;
 
-std::shared_ptr<const JitKernel> JitCompiler::CompileShared(const kernel_format::Kernel& kernel, const std::string& key) {
+std::shared_ptr<const JitKernel> JitCompiler::CompileShared(const plugin_support::kernel_format::Kernel& kernel, const std::string& key) {
   {
     std::lock_guard<std::mutex> lock(cache_mutex_);
     auto it = cache_.find(key);
@@ -84,7 +84,7 @@ std::shared_ptr<const JitKernel> JitCompiler::CompileShared(const kernel_format:
   return code;
 }
 
-std::unique_ptr<JitKernel> JitCompiler::Compile(const kernel_format::Kernel& kernel) {
+std::unique_ptr<JitKernel> JitCompiler::Compile(const plugin_support::kernel_format::Kernel& kernel) {
   static std::atomic<uint64_t> next_id{0};
   const std::string symbol = "rxt_jit_" + std::to_string(next_id++);
   CompileTimes times;

@@ -51,11 +51,11 @@ class JitCompiler {
   ~JitCompiler();
 
   /// Compiles a valid kernel. Throws std::runtime_error if it cannot.
-  std::unique_ptr<JitKernel> Compile(const kernel_format::Kernel& kernel);
+  std::unique_ptr<JitKernel> Compile(const plugin_support::kernel_format::Kernel& kernel);
   /// Compile, reusing the code of a kernel with the same portable bytes |key| that is still
   /// loaded (two VMs of one executable, a kernel shared by executables): nothing is kept once
   /// every user has freed it, and nothing is cached on disk.
-  std::shared_ptr<const JitKernel> CompileShared(const kernel_format::Kernel& kernel, const std::string& key);
+  std::shared_ptr<const JitKernel> CompileShared(const plugin_support::kernel_format::Kernel& kernel, const std::string& key);
 
   struct Jit;  // LLVM's JIT (jit_compiler.cc)
 

@@ -11,7 +11,7 @@
 
 #include <string>
 
-#include "rxt/kernel_format.h"
+#include "rxt/plugin_support/kernel_codec.h"
 
 namespace llvm {
 class Function;
@@ -34,7 +34,7 @@ struct CodegenOptions {
 /// Emits |kernel| (valid: decoded or validated) into |module| as an externally visible
 /// function named |symbol|, plus internal functions for its parallel loop bodies. Throws
 /// std::runtime_error for a kernel this backend cannot compile.
-llvm::Function* EmitKernel(const kernel_format::Kernel& kernel, const std::string& symbol, llvm::Module& module,
+llvm::Function* EmitKernel(const plugin_support::kernel_format::Kernel& kernel, const std::string& symbol, llvm::Module& module,
                            const CodegenOptions& options = {});
 
 }  // namespace rxt::backend_cpu

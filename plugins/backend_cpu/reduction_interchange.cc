@@ -6,7 +6,7 @@
 namespace rxt::backend_cpu {
 namespace {
 
-namespace kf = ::rxt::kernel_format;
+namespace kf = ::rxt::plugin_support::kernel_format;
 
 bool ReadsAny(const kf::Kernel& k, int32_t expr, const std::vector<int32_t>& vars) {
   const kf::Expr& e = k.exprs[expr];

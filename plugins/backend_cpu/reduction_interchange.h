@@ -22,7 +22,7 @@
 #include <optional>
 #include <vector>
 
-#include "rxt/kernel_format.h"
+#include "rxt/plugin_support/kernel_codec.h"
 
 namespace rxt::backend_cpu {
 
@@ -43,6 +43,6 @@ struct ReductionInterchange {
 
 /// How to run the spatial loop |outer| (a For statement) inside the reduction loops of its
 /// body, or nullopt if that could change the results (or the loops do not have that shape).
-std::optional<ReductionInterchange> PlanReductionInterchange(const kernel_format::Kernel& kernel, int32_t outer);
+std::optional<ReductionInterchange> PlanReductionInterchange(const plugin_support::kernel_format::Kernel& kernel, int32_t outer);
 
 }  // namespace rxt::backend_cpu

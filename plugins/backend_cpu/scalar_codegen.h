@@ -13,11 +13,11 @@
 
 #include <functional>
 
-#include "rxt/kernel_format.h"
+#include "rxt/plugin_support/kernel_codec.h"
 
 namespace rxt::backend_cpu {
 
-namespace kf = ::rxt::kernel_format;
+namespace kf = ::rxt::plugin_support::kernel_format;
 
 llvm::Type* RegisterType(llvm::LLVMContext& context, kf::DType t);
 llvm::Type* MemoryType(llvm::LLVMContext& context, kf::DType t);

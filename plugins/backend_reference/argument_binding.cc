@@ -1,5 +1,5 @@
 // Binding a call's arguments to the kernel's parameters, like TVM's match_buffer, with the rules
-// (and messages) every backend shares: rxt/kernel_binding.h, which the compiled backends and the
+// (and messages) every backend shares: rxt/plugin_support/kernel_binding.h, which the compiled backends and the
 // AOT runtime use too, so a bad argument fails the same way on each. Here the KernelArgs become
 // the DLTensors the binder takes (a scalar: a 0-d int64 or float64 tensor), and the bound values
 // fill the interpreter's frame.
@@ -46,7 +46,7 @@ void ReferenceInterpreter::BindArguments(const std::vector<KernelArg>& args, Fra
     tensors[i] = &t;
   }
 
-  kernel_binding::BoundCall call = binder_.NewCall();
+  plugin_support::kernel_binding::BoundCall call = binder_.NewCall();
   std::string error;
   if (!binder_.Bind(tensors.data(), static_cast<int>(n), call, error)) throw KernelError(error);
 

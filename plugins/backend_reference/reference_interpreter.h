@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "kernel_error.h"
-#include "rxt/kernel_binding.h"
-#include "rxt/kernel_format.h"
+#include "rxt/plugin_support/kernel_binding.h"
+#include "rxt/plugin_support/kernel_codec.h"
 #include "scalar_ops.h"
 
 namespace rxt::backend_reference {
@@ -53,11 +53,11 @@ class ReferenceInterpreter {
  public:
   /// Takes a kernel, checks it (KernelError with ValidateKernel's message if invalid) and
   /// prepares it to run.
-  explicit ReferenceInterpreter(kernel_format::Kernel kernel);
+  explicit ReferenceInterpreter(plugin_support::kernel_format::Kernel kernel);
   /// Decodes bytes in the portable kernel format; KernelError with the decoder's message.
   static ReferenceInterpreter FromBytes(const uint8_t* data, size_t size);
 
-  const kernel_format::Kernel& kernel() const { return kernel_; }
+  const plugin_support::kernel_format::Kernel& kernel() const { return kernel_; }
 
   /// Runs the kernel once. |args| has one entry per parameter, in order; outputs are the
   /// trailing buffers (destination-passing style). Symbolic dims are bound from the tensors'
@@ -95,10 +95,10 @@ class ReferenceInterpreter {
   using EvalFn = Value (*)(const ReferenceInterpreter& self, const PreparedExpr& e, const Frame& frame);
   struct PreparedExpr {
     EvalFn eval = nullptr;  // how to evaluate it: chosen by kind and dtype (see ChooseEval)
-    kernel_format::DType dtype = kernel_format::DType::kInt64;          // of the result
-    kernel_format::DType operand_dtype = kernel_format::DType::kInt64;  // of the first operand
-    kernel_format::BinaryOp binary_op = kernel_format::BinaryOp::kAdd;
-    kernel_format::Intrinsic intrinsic = kernel_format::Intrinsic::kExp;
+    plugin_support::kernel_format::DType dtype = plugin_support::kernel_format::DType::kInt64;          // of the result
+    plugin_support::kernel_format::DType operand_dtype = plugin_support::kernel_format::DType::kInt64;  // of the first operand
+    plugin_support::kernel_format::BinaryOp binary_op = plugin_support::kernel_format::BinaryOp::kAdd;
+    plugin_support::kernel_format::Intrinsic intrinsic = plugin_support::kernel_format::Intrinsic::kExp;
     int32_t slot = -1;                   // kVar: the variable; kLoad: the buffer
     int32_t operands[3] = {-1, -1, -1};  // kBinary, kNot, kSelect, kCast, kIntrinsic
     IndexRange indices;                  // kLoad
@@ -106,7 +106,7 @@ class ReferenceInterpreter {
   };
 
   /// |kernel| if ValidateKernel accepts it; else KernelError with its message.
-  static kernel_format::Kernel ValidKernel(kernel_format::Kernel kernel);
+  static plugin_support::kernel_format::Kernel ValidKernel(plugin_support::kernel_format::Kernel kernel);
   void Prepare();
   IndexRange PrepareIndices(const std::vector<int32_t>& exprs);
 
@@ -115,14 +115,14 @@ class ReferenceInterpreter {
 
   // reference_interpreter.cc
   void Exec(int32_t stmt, Frame& frame) const;
-  void ExecAllocate(const kernel_format::Stmt& alloc, Frame& frame) const;
+  void ExecAllocate(const plugin_support::kernel_format::Stmt& alloc, Frame& frame) const;
   Value Eval(int32_t expr, const Frame& frame) const {
     const PreparedExpr& e = exprs_[expr];
     return e.eval(*this, e, frame);
   }
   // One evaluator per kind of expression. Arithmetic and loads are instantiated per dtype, so
   // that the dtype's rules are settled once when the kernel is prepared, not for every element.
-  static EvalFn ChooseEval(const kernel_format::Expr& e, kernel_format::DType operand_dtype);
+  static EvalFn ChooseEval(const plugin_support::kernel_format::Expr& e, plugin_support::kernel_format::DType operand_dtype);
   static Value EvalImmediate(const ReferenceInterpreter& self, const PreparedExpr& e, const Frame& frame);
   static Value EvalVar(const ReferenceInterpreter& self, const PreparedExpr& e, const Frame& frame);
   static Value EvalAnd(const ReferenceInterpreter& self, const PreparedExpr& e, const Frame& frame);
@@ -131,9 +131,9 @@ class ReferenceInterpreter {
   static Value EvalSelect(const ReferenceInterpreter& self, const PreparedExpr& e, const Frame& frame);
   static Value EvalCast(const ReferenceInterpreter& self, const PreparedExpr& e, const Frame& frame);
   static Value EvalIntrinsic(const ReferenceInterpreter& self, const PreparedExpr& e, const Frame& frame);
-  template <kernel_format::DType T>
+  template <plugin_support::kernel_format::DType T>
   static Value EvalArithmetic(const ReferenceInterpreter& self, const PreparedExpr& e, const Frame& frame);
-  template <kernel_format::DType T>
+  template <plugin_support::kernel_format::DType T>
   static Value EvalLoad(const ReferenceInterpreter& self, const PreparedExpr& e, const Frame& frame);
   int64_t EvalIndex(const PreparedIndex& index, const Frame& frame) const {
     return index.var >= 0 ? frame.vars[index.var].i : Eval(index.expr, frame).i;
@@ -148,8 +148,8 @@ class ReferenceInterpreter {
   /// Readable text of an expression, for error messages.
   std::string ExprText(int32_t expr, int depth = 0) const;
 
-  kernel_format::Kernel kernel_;
-  kernel_binding::KernelBinder binder_;   // argument rules shared with every backend
+  plugin_support::kernel_format::Kernel kernel_;
+  plugin_support::kernel_binding::KernelBinder binder_;   // argument rules shared with every backend
   std::vector<PreparedExpr> exprs_;       // parallel to kernel_.exprs
   std::vector<IndexRange> stmt_indices_;  // parallel to kernel_.stmts: store indices, block iterator values
   std::vector<PreparedIndex> indices_;    // what the IndexRanges point into

@@ -10,11 +10,11 @@
 #include <limits>
 
 #include "half_float.h"
-#include "rxt/kernel_format.h"
+#include "rxt/plugin_support/kernel_codec.h"
 
 namespace rxt::backend_reference {
 
-namespace kf = ::rxt::kernel_format;
+namespace kf = ::rxt::plugin_support::kernel_format;
 
 // The per-element functions below run millions of times per kernel: inlined even in debug
 // builds, so that a debug test run stays quick.

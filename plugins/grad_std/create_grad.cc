@@ -19,15 +19,15 @@ void FillValueGrad(Rule& r) {
   r.SetGrad(1, total);
 }
 
-const rxt_plugin_item_t kRules[] = {
-    RXT_GRAD_RULE("full", "d fill_value = sum(dz) for a 0-d tensor fill value; none for the shape", FillValueGrad),
-    RXT_GRAD_RULE("zeros_like", "none (x gives only its shape)", NoGrad),
-    RXT_GRAD_RULE("ones_like", "none (x gives only its shape)", NoGrad),
-    RXT_GRAD_RULE("full_like", "d fill_value = sum(dz) for a 0-d tensor fill value; none for x", FillValueGrad),
+const rxt_gradient_rule_t kRules[] = {
+    RXT_GRADIENT_RULE("full", "d fill_value = sum(dz) for a 0-d tensor fill value; none for the shape", FillValueGrad),
+    RXT_GRADIENT_RULE("zeros_like", "none (x gives only its shape)", NoGrad),
+    RXT_GRADIENT_RULE("ones_like", "none (x gives only its shape)", NoGrad),
+    RXT_GRADIENT_RULE("full_like", "d fill_value = sum(dz) for a 0-d tensor fill value; none for x", FillValueGrad),
 };
 
 }  // namespace
 
-std::span<const rxt_plugin_item_t> CreateGradients() { return kRules; }
+std::span<const rxt_gradient_rule_t> CreateGradients() { return kRules; }
 
 }  // namespace rxt::grad_std

@@ -99,30 +99,30 @@ void ClipGrad(Rule& r) {
   r.SetGrad(0, r.Op("where", {below, zero, r.Op("where", {above, zero, dz})}));
 }
 
-const rxt_plugin_item_t kRules[] = {
-    RXT_GRAD_RULE("negative", "dx = -dz", NegativeGrad),
-    RXT_GRAD_RULE("abs", "dx = sign(x) dz (0 at 0)", AbsGrad),
-    RXT_GRAD_RULE("exp", "dx = dz z", ExpGrad),
-    RXT_GRAD_RULE("log", "dx = dz / x", LogGrad),
-    RXT_GRAD_RULE("sqrt", "dx = dz / (2 z)", SqrtGrad),
-    RXT_GRAD_RULE("rsqrt", "dx = -dz z / (2 x)", RsqrtGrad),
-    RXT_GRAD_RULE("tanh", "dx = dz (1 - z^2)", TanhGrad),
-    RXT_GRAD_RULE("sigmoid", "dx = dz z (1 - z)", SigmoidGrad),
-    RXT_GRAD_RULE("erf", "dx = dz 2 / sqrt(pi) exp(-x^2)", ErfGrad),
-    RXT_GRAD_RULE("add", "dx1 = dz, dx2 = dz, each collapsed to its operand's shape", AddGrad),
-    RXT_GRAD_RULE("subtract", "dx1 = dz, dx2 = -dz, collapsed", SubtractGrad),
-    RXT_GRAD_RULE("multiply", "dx1 = dz x2, dx2 = dz x1, collapsed", MultiplyGrad),
-    RXT_GRAD_RULE("divide", "dx1 = dz / x2, dx2 = -dz z / x2, collapsed", DivideGrad),
-    RXT_GRAD_RULE("power", "dx1 = dz x2 x1^(x2-1), dx2 = dz z log(x1) (0 where x1 <= 0), collapsed", PowerGrad),
-    RXT_GRAD_RULE("maximum", "dz to the larger operand (x1 on ties), collapsed", MaximumGrad),
-    RXT_GRAD_RULE("minimum", "dz to the smaller operand (x1 on ties), collapsed", MinimumGrad),
-    RXT_GRAD_RULE("where", "dx1 = where(c, dz, 0), dx2 = where(c, 0, dz), collapsed; none for c", WhereGrad),
-    RXT_GRAD_RULE("astype", "dx = astype(dz, x's dtype); none for integer or bool x", AstypeGrad),
-    RXT_GRAD_RULE("clip", "dx = dz where min <= x <= max, else 0", ClipGrad),
+const rxt_gradient_rule_t kRules[] = {
+    RXT_GRADIENT_RULE("negative", "dx = -dz", NegativeGrad),
+    RXT_GRADIENT_RULE("abs", "dx = sign(x) dz (0 at 0)", AbsGrad),
+    RXT_GRADIENT_RULE("exp", "dx = dz z", ExpGrad),
+    RXT_GRADIENT_RULE("log", "dx = dz / x", LogGrad),
+    RXT_GRADIENT_RULE("sqrt", "dx = dz / (2 z)", SqrtGrad),
+    RXT_GRADIENT_RULE("rsqrt", "dx = -dz z / (2 x)", RsqrtGrad),
+    RXT_GRADIENT_RULE("tanh", "dx = dz (1 - z^2)", TanhGrad),
+    RXT_GRADIENT_RULE("sigmoid", "dx = dz z (1 - z)", SigmoidGrad),
+    RXT_GRADIENT_RULE("erf", "dx = dz 2 / sqrt(pi) exp(-x^2)", ErfGrad),
+    RXT_GRADIENT_RULE("add", "dx1 = dz, dx2 = dz, each collapsed to its operand's shape", AddGrad),
+    RXT_GRADIENT_RULE("subtract", "dx1 = dz, dx2 = -dz, collapsed", SubtractGrad),
+    RXT_GRADIENT_RULE("multiply", "dx1 = dz x2, dx2 = dz x1, collapsed", MultiplyGrad),
+    RXT_GRADIENT_RULE("divide", "dx1 = dz / x2, dx2 = -dz z / x2, collapsed", DivideGrad),
+    RXT_GRADIENT_RULE("power", "dx1 = dz x2 x1^(x2-1), dx2 = dz z log(x1) (0 where x1 <= 0), collapsed", PowerGrad),
+    RXT_GRADIENT_RULE("maximum", "dz to the larger operand (x1 on ties), collapsed", MaximumGrad),
+    RXT_GRADIENT_RULE("minimum", "dz to the smaller operand (x1 on ties), collapsed", MinimumGrad),
+    RXT_GRADIENT_RULE("where", "dx1 = where(c, dz, 0), dx2 = where(c, 0, dz), collapsed; none for c", WhereGrad),
+    RXT_GRADIENT_RULE("astype", "dx = astype(dz, x's dtype); none for integer or bool x", AstypeGrad),
+    RXT_GRADIENT_RULE("clip", "dx = dz where min <= x <= max, else 0", ClipGrad),
 };
 
 }  // namespace
 
-std::span<const rxt_plugin_item_t> ElementwiseGradients() { return kRules; }
+std::span<const rxt_gradient_rule_t> ElementwiseGradients() { return kRules; }
 
 }  // namespace rxt::grad_std

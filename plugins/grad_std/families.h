@@ -8,16 +8,16 @@
 
 namespace rxt::grad_std {
 
-std::span<const rxt_plugin_item_t> ElementwiseGradients();
-std::span<const rxt_plugin_item_t> LinalgGradients();
-std::span<const rxt_plugin_item_t> ManipulateGradients();
-std::span<const rxt_plugin_item_t> IndexManipulateGradients();
-std::span<const rxt_plugin_item_t> ReduceGradients();
-std::span<const rxt_plugin_item_t> CreateGradients();
-std::span<const rxt_plugin_item_t> NNGradients();
-std::span<const rxt_plugin_item_t> ConvGradients();
-std::span<const rxt_plugin_item_t> PoolGradients();
-std::span<const rxt_plugin_item_t> NormGradients();
-std::span<const rxt_plugin_item_t> LossGradients();
+std::span<const rxt_gradient_rule_t> ElementwiseGradients();
+std::span<const rxt_gradient_rule_t> LinalgGradients();
+std::span<const rxt_gradient_rule_t> ManipulateGradients();
+std::span<const rxt_gradient_rule_t> IndexManipulateGradients();
+std::span<const rxt_gradient_rule_t> ReduceGradients();
+std::span<const rxt_gradient_rule_t> CreateGradients();
+std::span<const rxt_gradient_rule_t> NNGradients();
+std::span<const rxt_gradient_rule_t> ConvGradients();
+std::span<const rxt_gradient_rule_t> PoolGradients();
+std::span<const rxt_gradient_rule_t> NormGradients();
+std::span<const rxt_gradient_rule_t> LossGradients();
 
 }  // namespace rxt::grad_std

@@ -7,9 +7,15 @@
 #include <string>
 #include <vector>
 
-#include "rule.h"
+#include <rxt/plugin_support/rule.h>
 
 namespace rxt::grad_std {
+
+using plugin_support::Expr;
+using plugin_support::FloatText;
+using plugin_support::IntsText;
+using plugin_support::Quoted;
+using plugin_support::Rule;
 
 /// |grad| summed down to the shape of |like| (the gradient of NumPy broadcasting): a
 /// collapse_sum_to, left out when the struct infos already agree.

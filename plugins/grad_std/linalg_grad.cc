@@ -32,13 +32,13 @@ void MatmulGrad(Rule& r) {
   r.SetGrad(1, CollapseTo(r, db, b));
 }
 
-const rxt_plugin_item_t kRules[] = {
-    RXT_GRAD_RULE("matmul", "dx1 = dz @ x2^T, dx2 = x1^T @ dz (1-D operands promoted), collapsed over batch dims",
+const rxt_gradient_rule_t kRules[] = {
+    RXT_GRADIENT_RULE("matmul", "dx1 = dz @ x2^T, dx2 = x1^T @ dz (1-D operands promoted), collapsed over batch dims",
                   MatmulGrad),
 };
 
 }  // namespace
 
-std::span<const rxt_plugin_item_t> LinalgGradients() { return kRules; }
+std::span<const rxt_gradient_rule_t> LinalgGradients() { return kRules; }
 
 }  // namespace rxt::grad_std

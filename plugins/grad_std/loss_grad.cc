@@ -59,16 +59,16 @@ void CrossEntropyWithLogitsGrad(Rule& r) {
   r.SetGrad(1, Mul(r, pred, scale));
 }
 
-const rxt_plugin_item_t kRules[] = {
-    RXT_GRAD_RULE("nn.nll_loss",
+const rxt_gradient_rule_t kRules[] = {
+    RXT_GRADIENT_RULE("nn.nll_loss",
                   "dpred = -w[t] share(dz) at each counted target's class; dweights likewise; none for the targets",
                   NllLossGrad),
-    RXT_GRAD_RULE("nn.cross_entropy_with_logits", "dpred = -dz labels / N, dlabels = -dz pred / N",
+    RXT_GRADIENT_RULE("nn.cross_entropy_with_logits", "dpred = -dz labels / N, dlabels = -dz pred / N",
                   CrossEntropyWithLogitsGrad),
 };
 
 }  // namespace
 
-std::span<const rxt_plugin_item_t> LossGradients() { return kRules; }
+std::span<const rxt_gradient_rule_t> LossGradients() { return kRules; }
 
 }  // namespace rxt::grad_std

@@ -25,18 +25,18 @@ void ReshapeBackGrad(Rule& r) { r.SetGrad(0, r.Op("reshape", {r.grad(), r.ShapeO
 void BroadcastToGrad(Rule& r) { r.SetGrad(0, CollapseTo(r, r.grad(), r.arg(0))); }
 void CollapseSumToGrad(Rule& r) { r.SetGrad(0, r.Op("broadcast_to", {r.grad(), r.ShapeOf(r.arg(0))})); }
 
-const rxt_plugin_item_t kRules[] = {
-    RXT_GRAD_RULE("permute_dims", "dx = permute_dims(dz, inverse axes)", PermuteDimsGrad),
-    RXT_GRAD_RULE("reshape", "dx = reshape(dz, shape of x); none for the shape", ReshapeBackGrad),
-    RXT_GRAD_RULE("broadcast_to", "dx = collapse_sum_to(dz, shape of x); none for the shape", BroadcastToGrad),
-    RXT_GRAD_RULE("collapse_sum_to", "dx = broadcast_to(dz, shape of x); none for the shape", CollapseSumToGrad),
-    RXT_GRAD_RULE("expand_dims", "dx = reshape(dz, shape of x)", ReshapeBackGrad),
-    RXT_GRAD_RULE("squeeze", "dx = reshape(dz, shape of x)", ReshapeBackGrad),
-    RXT_GRAD_RULE("flatten", "dx = reshape(dz, shape of x)", ReshapeBackGrad),
+const rxt_gradient_rule_t kRules[] = {
+    RXT_GRADIENT_RULE("permute_dims", "dx = permute_dims(dz, inverse axes)", PermuteDimsGrad),
+    RXT_GRADIENT_RULE("reshape", "dx = reshape(dz, shape of x); none for the shape", ReshapeBackGrad),
+    RXT_GRADIENT_RULE("broadcast_to", "dx = collapse_sum_to(dz, shape of x); none for the shape", BroadcastToGrad),
+    RXT_GRADIENT_RULE("collapse_sum_to", "dx = broadcast_to(dz, shape of x); none for the shape", CollapseSumToGrad),
+    RXT_GRADIENT_RULE("expand_dims", "dx = reshape(dz, shape of x)", ReshapeBackGrad),
+    RXT_GRADIENT_RULE("squeeze", "dx = reshape(dz, shape of x)", ReshapeBackGrad),
+    RXT_GRADIENT_RULE("flatten", "dx = reshape(dz, shape of x)", ReshapeBackGrad),
 };
 
 }  // namespace
 
-std::span<const rxt_plugin_item_t> ManipulateGradients() { return kRules; }
+std::span<const rxt_gradient_rule_t> ManipulateGradients() { return kRules; }
 
 }  // namespace rxt::grad_std

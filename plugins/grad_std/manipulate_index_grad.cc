@@ -179,17 +179,17 @@ void PadGrad(Rule& r) {
                     "axes=" + IntsText(axes) + ", begin=" + IntsText(begin) + ", end=" + IntsText(end)));
 }
 
-const rxt_plugin_item_t kRules[] = {
-    RXT_GRAD_RULE("concat", "each input gets its part of split(dz) along the axis", ConcatGrad),
-    RXT_GRAD_RULE("split", "dx = concat(the parts' adjoints) along the axis", SplitGrad),
-    RXT_GRAD_RULE("strided_slice", "dz put back at the sliced positions (reverse, interleave zeros, pad)",
+const rxt_gradient_rule_t kRules[] = {
+    RXT_GRADIENT_RULE("concat", "each input gets its part of split(dz) along the axis", ConcatGrad),
+    RXT_GRADIENT_RULE("split", "dx = concat(the parts' adjoints) along the axis", SplitGrad),
+    RXT_GRADIENT_RULE("strided_slice", "dz put back at the sliced positions (reverse, interleave zeros, pad)",
                   StridedSliceGrad),
-    RXT_GRAD_RULE("take", "dz summed into the gathered positions (one-hot matmul); none for the indices", TakeGrad),
-    RXT_GRAD_RULE("pad", "dx = dz with the padding sliced off", PadGrad),
+    RXT_GRADIENT_RULE("take", "dz summed into the gathered positions (one-hot matmul); none for the indices", TakeGrad),
+    RXT_GRADIENT_RULE("pad", "dx = dz with the padding sliced off", PadGrad),
 };
 
 }  // namespace
 
-std::span<const rxt_plugin_item_t> IndexManipulateGradients() { return kRules; }
+std::span<const rxt_gradient_rule_t> IndexManipulateGradients() { return kRules; }
 
 }  // namespace rxt::grad_std

@@ -136,17 +136,17 @@ void Conv2dTransposeGrad(Rule& r) {
   r.SetGrad(1, ConvWeightGrad(r, a, dy, x, weight));
 }
 
-const rxt_plugin_item_t kRules[] = {
-    RXT_GRAD_RULE("nn.conv2d",
+const rxt_gradient_rule_t kRules[] = {
+    RXT_GRADIENT_RULE("nn.conv2d",
                   "ddata = conv2d_transpose(dz, weight); dweight = conv2d(data, dz) with batch and channels swapped",
                   Conv2dGrad),
-    RXT_GRAD_RULE("nn.conv2d_transpose",
+    RXT_GRADIENT_RULE("nn.conv2d_transpose",
                   "ddata = conv2d(dz, weight); dweight = conv2d(dz, data) with batch and channels swapped",
                   Conv2dTransposeGrad),
 };
 
 }  // namespace
 
-std::span<const rxt_plugin_item_t> ConvGradients() { return kRules; }
+std::span<const rxt_gradient_rule_t> ConvGradients() { return kRules; }
 
 }  // namespace rxt::grad_std

@@ -42,16 +42,16 @@ void DropoutGrad(Rule& r) {
   r.SetGrad(0, Mul(r, dout, Scale(r, r.OutputField(1), 1 / (1 - rate))));
 }
 
-const rxt_plugin_item_t kRules[] = {
-    RXT_GRAD_RULE("nn.relu", "dx = dz where y > 0, else 0 (y = relu(x): the same elements as x > 0)", ReluGrad),
-    RXT_GRAD_RULE("nn.gelu", "dx = dz (Phi(x) + x phi(x))", GeluGrad),
-    RXT_GRAD_RULE("nn.silu", "dx = dz s (1 + x (1 - s)), s = sigmoid(x)", SiluGrad),
-    RXT_GRAD_RULE("nn.dropout", "dx = dz mask / (1 - rate) with a seed (training), dz without; none for the seed",
+const rxt_gradient_rule_t kRules[] = {
+    RXT_GRADIENT_RULE("nn.relu", "dx = dz where y > 0, else 0 (y = relu(x): the same elements as x > 0)", ReluGrad),
+    RXT_GRADIENT_RULE("nn.gelu", "dx = dz (Phi(x) + x phi(x))", GeluGrad),
+    RXT_GRADIENT_RULE("nn.silu", "dx = dz s (1 + x (1 - s)), s = sigmoid(x)", SiluGrad),
+    RXT_GRADIENT_RULE("nn.dropout", "dx = dz mask / (1 - rate) with a seed (training), dz without; none for the seed",
                   DropoutGrad),
 };
 
 }  // namespace
 
-std::span<const rxt_plugin_item_t> NNGradients() { return kRules; }
+std::span<const rxt_gradient_rule_t> NNGradients() { return kRules; }
 
 }  // namespace rxt::grad_std

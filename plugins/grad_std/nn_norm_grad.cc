@@ -91,12 +91,12 @@ void LayerNormGrad(Rule& r) {
   r.SetGrad(2, listed_view(SumOver(r, dy, kept)));
 }
 
-const rxt_plugin_item_t kRules[] = {
-    RXT_GRAD_RULE("nn.batch_norm",
+const rxt_gradient_rule_t kRules[] = {
+    RXT_GRADIENT_RULE("nn.batch_norm",
                   "training: the batch-statistics gradient; inference: dx = dy gamma rstd; dgamma = sum(dy xhat), "
                   "dbeta = sum(dy); none for the moving statistics",
                   BatchNormGrad),
-    RXT_GRAD_RULE("nn.layer_norm",
+    RXT_GRADIENT_RULE("nn.layer_norm",
                   "dx = rstd (g - mean(g) - xhat mean(g xhat)), g = dy gamma; dgamma = sum(dy xhat), "
                   "dbeta = sum(dy)",
                   LayerNormGrad),
@@ -104,6 +104,6 @@ const rxt_plugin_item_t kRules[] = {
 
 }  // namespace
 
-std::span<const rxt_plugin_item_t> NormGradients() { return kRules; }
+std::span<const rxt_gradient_rule_t> NormGradients() { return kRules; }
 
 }  // namespace rxt::grad_std

@@ -39,20 +39,20 @@ void AdaptiveAvgPool2dBackwardGrad(Rule& r) {
                     "output_size=" + IntsText({oh, ow}) + ", layout=" + Quoted(layout)));
 }
 
-const rxt_plugin_item_t kRules[] = {
-    RXT_GRAD_RULE("nn.max_pool2d", "dx = max_pool2d_backward(dz, x): dz to each window's first maximum", MaxPool2dGrad),
-    RXT_GRAD_RULE("nn.avg_pool2d", "dx = avg_pool2d_backward(dz, x): dz / count spread over each window",
+const rxt_gradient_rule_t kRules[] = {
+    RXT_GRADIENT_RULE("nn.max_pool2d", "dx = max_pool2d_backward(dz, x): dz to each window's first maximum", MaxPool2dGrad),
+    RXT_GRADIENT_RULE("nn.avg_pool2d", "dx = avg_pool2d_backward(dz, x): dz / count spread over each window",
                   AvgPool2dGrad),
-    RXT_GRAD_RULE("nn.adaptive_avg_pool2d", "dx = adaptive_avg_pool2d_backward(dz, x)", AdaptiveAvgPool2dGrad),
-    RXT_GRAD_RULE("nn.avg_pool2d_backward", "d output_grad = avg_pool2d(dz); none for data (only its shape)",
+    RXT_GRADIENT_RULE("nn.adaptive_avg_pool2d", "dx = adaptive_avg_pool2d_backward(dz, x)", AdaptiveAvgPool2dGrad),
+    RXT_GRADIENT_RULE("nn.avg_pool2d_backward", "d output_grad = avg_pool2d(dz); none for data (only its shape)",
                   AvgPool2dBackwardGrad),
-    RXT_GRAD_RULE("nn.adaptive_avg_pool2d_backward",
+    RXT_GRADIENT_RULE("nn.adaptive_avg_pool2d_backward",
                   "d output_grad = adaptive_avg_pool2d(dz); none for data (only its shape)",
                   AdaptiveAvgPool2dBackwardGrad),
 };
 
 }  // namespace
 
-std::span<const rxt_plugin_item_t> PoolGradients() { return kRules; }
+std::span<const rxt_gradient_rule_t> PoolGradients() { return kRules; }
 
 }  // namespace rxt::grad_std

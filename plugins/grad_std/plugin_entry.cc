@@ -1,5 +1,7 @@
 // grad_std: the gradient rules of the core ops, one item per op (named after it). Every op
 // family's rules are in its own file; docs/training.md lists them.
+#include <rxt/plugin_support/host.h>
+
 #include <vector>
 
 #include "families.h"
@@ -8,14 +10,13 @@ namespace {
 
 using namespace rxt::grad_std;
 
-const std::vector<rxt_plugin_item_t>& AllRules() {
-  static const std::vector<rxt_plugin_item_t> rules = [] {
-    std::vector<rxt_plugin_item_t> all;
+const std::vector<const rxt_gradient_rule_t*>& AllRules() {
+  static const std::vector<const rxt_gradient_rule_t*> rules = [] {
+    std::vector<const rxt_gradient_rule_t*> all;
     for (auto family :
          {ElementwiseGradients, LinalgGradients, ManipulateGradients, IndexManipulateGradients, ReduceGradients,
           CreateGradients, NNGradients, ConvGradients, PoolGradients, NormGradients, LossGradients}) {
-      std::span<const rxt_plugin_item_t> items = family();
-      all.insert(all.end(), items.begin(), items.end());
+      for (const rxt_gradient_rule_t& rule : family()) all.push_back(&rule);
     }
     return all;
   }();
@@ -26,12 +27,9 @@ const std::vector<rxt_plugin_item_t>& AllRules() {
 
 RXT_PLUGIN_EXPORT const rxt_plugin_descriptor_t* rxt_plugin_entry(uint32_t host_abi_version,
                                                                   const rxt_host_api_t* host) {
-  if (host_abi_version < 2) {
-    host->log(host->host, RXT_LOG_ERROR, "rxt_grad_std needs plugin ABI version 2 (typed gradient rules)");
-    return nullptr;
-  }
+  if (!rxt::plugin_support::ConnectHost(host_abi_version, host, "rxt_grad_std")) return nullptr;
   static const rxt_plugin_descriptor_t descriptor = {sizeof(rxt_plugin_descriptor_t),
-                                                     2,
+                                                     RXT_PLUGIN_ABI_VERSION,
                                                      "rxt_grad_std",
                                                      "0.1.0",
                                                      "Gradient rules of the core ops.",
@@ -41,6 +39,8 @@ RXT_PLUGIN_EXPORT const rxt_plugin_descriptor_t* rxt_plugin_entry(uint32_t host_
                                                      0,
                                                      AllRules().data(),
                                                      AllRules().size(),
+                                                     nullptr,
+                                                     0,
                                                      nullptr,
                                                      0};
   return &descriptor;

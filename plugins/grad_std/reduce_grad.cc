@@ -66,18 +66,18 @@ void LogSoftmaxGrad(Rule& r) {
   r.SetGrad(0, Sub(r, dz, Mul(r, r.Op("exp", {z}), r.Op("sum", {dz}, axis))));
 }
 
-const rxt_plugin_item_t kRules[] = {
-    RXT_GRAD_RULE("sum", "dx = dz broadcast over the reduced axes", SumGrad),
-    RXT_GRAD_RULE("mean", "dx = dz / count broadcast over the reduced axes", MeanGrad),
-    RXT_GRAD_RULE("max", "dz shared evenly by the positions holding the maximum", ExtremeGrad),
-    RXT_GRAD_RULE("min", "dz shared evenly by the positions holding the minimum", ExtremeGrad),
-    RXT_GRAD_RULE("variance", "dx = dz 2 (x - mean) / count", VarianceGrad),
-    RXT_GRAD_RULE("softmax", "dx = z (dz - sum(dz z, axis))", SoftmaxGrad),
-    RXT_GRAD_RULE("log_softmax", "dx = dz - exp(z) sum(dz, axis)", LogSoftmaxGrad),
+const rxt_gradient_rule_t kRules[] = {
+    RXT_GRADIENT_RULE("sum", "dx = dz broadcast over the reduced axes", SumGrad),
+    RXT_GRADIENT_RULE("mean", "dx = dz / count broadcast over the reduced axes", MeanGrad),
+    RXT_GRADIENT_RULE("max", "dz shared evenly by the positions holding the maximum", ExtremeGrad),
+    RXT_GRADIENT_RULE("min", "dz shared evenly by the positions holding the minimum", ExtremeGrad),
+    RXT_GRADIENT_RULE("variance", "dx = dz 2 (x - mean) / count", VarianceGrad),
+    RXT_GRADIENT_RULE("softmax", "dx = z (dz - sum(dz z, axis))", SoftmaxGrad),
+    RXT_GRADIENT_RULE("log_softmax", "dx = dz - exp(z) sum(dz, axis)", LogSoftmaxGrad),
 };
 
 }  // namespace
 
-std::span<const rxt_plugin_item_t> ReduceGradients() { return kRules; }
+std::span<const rxt_gradient_rule_t> ReduceGradients() { return kRules; }
 
 }  // namespace rxt::grad_std

@@ -1,17 +1,19 @@
-// The plugin entry of rxt_lib_dnnl: registers the dnnl.* extern functions and sizes oneDNN's
-// OpenMP pool like rxt's own (RXT_NUM_THREADS, through the host's kernel runtime).
+// The plugin entry of rxt_lib_dnnl: the dnnl.* extern functions, and oneDNN's OpenMP pool sized
+// like rxt's own (RXT_NUM_THREADS, through the host's kernel runtime).
 #include <omp.h>
+#include <rxt/plugin.h>
+#include <rxt/plugin_support/host.h>
 
+#include <array>
 #include <atomic>
-#include <cstdio>
 #include <exception>
 
-#include "host_threads.h"
 #include "externs.h"
-#include "rxt/plugin.h"
+#include "host_threads.h"
 
 namespace {
 
+using rxt::plugin_support::MakeStatus;
 using ExternBody = void (*)(void* const* args, int num_args);
 
 // rxt's thread count (0: not known). OpenMP keeps the team size per calling thread, and the VM
@@ -23,59 +25,63 @@ void FollowHostThreads() {
   if (n > 0 && omp_get_max_threads() != n) omp_set_num_threads(n);
 }
 
+// |kBody| as an rxt_extern_fn_t: what it throws becomes a status.
 template <ExternBody kBody>
-int CallExtern(void* const* args, int num_args, void* /*user_data*/, char* error, size_t error_size) {
+rxt_status_t CallExtern(void* /*state*/, DLTensor* const* args, int num_args) {
   try {
     FollowHostThreads();
-    kBody(args, num_args);
-    return 0;
+    // DLTensor* and void* share their representation: the array is passed as it is.
+    kBody(reinterpret_cast<void* const*>(args), num_args);
+    return nullptr;
   } catch (const std::exception& e) {
-    std::snprintf(error, error_size, "%s", e.what());
+    return MakeStatus(RXT_INVALID_ARGUMENT, e.what());
   } catch (...) {
-    std::snprintf(error, error_size, "unknown failure");
+    return MakeStatus(RXT_INTERNAL, "unknown failure");
   }
-  return 1;
 }
 
-struct ExternEntry {
-  const char* name;
-  int (*function)(void* const*, int, void*, char*, size_t);
-};
+#define RXT_DNNL_EXTERN(name, summary, body) \
+  rxt_extern_t { sizeof(rxt_extern_t), name, summary, nullptr, &CallExtern<body> }
 
-constexpr ExternEntry kExterns[] = {
-    {"dnnl.matmul", CallExtern<rxt::lib_dnnl::Matmul>},
-    {"dnnl.matmul_bias", CallExtern<rxt::lib_dnnl::MatmulBias>},
-    {"dnnl.conv2d", CallExtern<rxt::lib_dnnl::Conv2d>},
-    {"dnnl.conv2d_bias", CallExtern<rxt::lib_dnnl::Conv2dBias>},
-    {"dnnl.conv2d_pool", CallExtern<rxt::lib_dnnl::Conv2dPool>},
-    {"dnnl.conv2d_bias_pool", CallExtern<rxt::lib_dnnl::Conv2dBiasPool>},
-    {"dnnl.conv2d_backward_data", CallExtern<rxt::lib_dnnl::Conv2dBackwardData>},
-    {"dnnl.conv2d_backward_weights", CallExtern<rxt::lib_dnnl::Conv2dBackwardWeights>},
-    {"dnnl.conv2d_backward_weights_bias", CallExtern<rxt::lib_dnnl::Conv2dBackwardWeightsBias>},
-    {"dnnl.max_pool2d", CallExtern<rxt::lib_dnnl::MaxPool2d>},
-    {"dnnl.max_pool2d_backward", CallExtern<rxt::lib_dnnl::MaxPool2dBackward>},
+using namespace rxt::lib_dnnl;
+const rxt_extern_t kExterns[] = {
+    RXT_DNNL_EXTERN("dnnl.matmul", "matmul(a, b, flags, out)", Matmul),
+    RXT_DNNL_EXTERN("dnnl.matmul_bias", "matmul(a, b) + bias", MatmulBias),
+    RXT_DNNL_EXTERN("dnnl.conv2d", "conv2d (NCHW, OIHW), optionally with ReLU", Conv2d),
+    RXT_DNNL_EXTERN("dnnl.conv2d_bias", "conv2d + bias, optionally with ReLU", Conv2dBias),
+    RXT_DNNL_EXTERN("dnnl.conv2d_pool", "conv2d, then max pooling", Conv2dPool),
+    RXT_DNNL_EXTERN("dnnl.conv2d_bias_pool", "conv2d + bias, then max pooling", Conv2dBiasPool),
+    RXT_DNNL_EXTERN("dnnl.conv2d_backward_data", "the gradient of conv2d for its data", Conv2dBackwardData),
+    RXT_DNNL_EXTERN("dnnl.conv2d_backward_weights", "the gradient of conv2d for its weights", Conv2dBackwardWeights),
+    RXT_DNNL_EXTERN("dnnl.conv2d_backward_weights_bias", "the gradients of conv2d for its weights and bias",
+                    Conv2dBackwardWeightsBias),
+    RXT_DNNL_EXTERN("dnnl.max_pool2d", "max pooling whose windows tile the input", MaxPool2d),
+    RXT_DNNL_EXTERN("dnnl.max_pool2d_backward", "the gradient of dnnl.max_pool2d (ReLU folded in)",
+                    MaxPool2dBackward),
 };
+constexpr size_t kNumExterns = sizeof(kExterns) / sizeof(kExterns[0]);
 
-const rxt_plugin_descriptor_t kPlugin = {
-    sizeof(rxt_plugin_descriptor_t), RXT_PLUGIN_ABI_VERSION, "lib_dnnl", "1.0.0",
-    "GEMM and convolution from oneDNN as extern functions (dnnl.matmul, dnnl.conv2d, ...)",
-    nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0};
+const rxt_extern_t* const* AllExterns() {
+  static const std::array<const rxt_extern_t*, kNumExterns> all = [] {
+    std::array<const rxt_extern_t*, kNumExterns> pointers{};
+    for (size_t i = 0; i < kNumExterns; ++i) pointers[i] = &kExterns[i];
+    return pointers;
+  }();
+  return all.data();
+}
 
 }  // namespace
 
 RXT_PLUGIN_EXPORT const rxt_plugin_descriptor_t* rxt_plugin_entry(uint32_t host_abi_version,
                                                                   const rxt_host_api_t* host) {
-  if (host_abi_version < RXT_PLUGIN_ABI_VERSION || host == nullptr) return nullptr;
-  if (!RXT_HOST_API_HAS(host, register_extern)) {
-    if (host->log) host->log(host->host, RXT_LOG_ERROR, "this host cannot register extern functions (too old)");
-    return nullptr;
-  }
-  for (const ExternEntry& e : kExterns) {
-    if (host->register_extern(host->host, e.name, e.function, nullptr) != RXT_OK) return &kPlugin;  // host reports it
-  }
-  if (RXT_HOST_API_HAS(host, kernel_runtime) && host->kernel_runtime != nullptr) {
+  if (!rxt::plugin_support::ConnectHost(host_abi_version, host, "lib_dnnl")) return nullptr;
+  if (host->kernel_runtime != nullptr) {
     g_num_threads.store(host->kernel_runtime->num_threads, std::memory_order_relaxed);
     rxt::lib_dnnl::SetHostRuntime(host->kernel_runtime);
   }
-  return &kPlugin;
+  static const rxt_plugin_descriptor_t descriptor = {
+      sizeof(rxt_plugin_descriptor_t), RXT_PLUGIN_ABI_VERSION, "lib_dnnl", "1.0.0",
+      "GEMM and convolution from oneDNN as extern functions (dnnl.matmul, dnnl.conv2d, ...)",
+      nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0, AllExterns(), kNumExterns};
+  return &descriptor;
 }

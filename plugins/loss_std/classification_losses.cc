@@ -138,7 +138,7 @@ void BceWithLogits(Generator& g, Expr prediction, Expr* loss) {
   *loss = Reduce(g, elements, reduction);
 }
 
-const rxt_plugin_item_t kLosses[] = {
+const rxt_loss_t kLosses[] = {
     RXT_LOSS("cross_entropy",
              "log_softmax + nll of class-index targets (torch.nn.CrossEntropyLoss); options: reduction, "
              "weight=[per class], ignore_index=-100",
@@ -158,6 +158,6 @@ const rxt_plugin_item_t kLosses[] = {
 
 }  // namespace
 
-std::span<const rxt_plugin_item_t> ClassificationLosses() { return kLosses; }
+std::span<const rxt_loss_t> ClassificationLosses() { return kLosses; }
 
 }  // namespace rxt::loss_std

@@ -7,7 +7,7 @@
 
 #include <span>
 
-#include "ir_generator.h"
+#include <rxt/plugin_support/generator.h>
 
 namespace rxt::loss_std {
 
@@ -29,21 +29,18 @@ void RequireFloatPrediction(Generator& g, Expr prediction, int min_ndim);
 using LossBody = void (*)(Generator& g, Expr prediction, Expr* loss);
 
 template <LossBody Body>
-rxt_code_t LossCallback(const rxt_ir_api_t* ir, rxt_ir_builder_t* b, const char* options, rxt_ir_expr_t prediction,
-                        rxt_ir_expr_t* loss) {
+rxt_status_t LossCallback(void* /*state*/, const rxt_ir_api_t* ir, rxt_ir_builder_t* b, const char* options,
+                          rxt_ir_expr_t prediction, rxt_ir_expr_t* loss) {
   return plugin_support::RunGenerator(ir, b, options, [&](Generator& g) { Body(g, prediction, loss); });
 }
 
-/// A plugin item for the loss |name| built by |body|.
-#define RXT_LOSS(name, summary, body)                                                               \
-  rxt_plugin_item_t {                                                                             \
-    sizeof(rxt_plugin_item_t), name, summary, reinterpret_cast<rxt_plugin_fn_t>(&LossCallback<body>), \
-        nullptr                                                                                    \
-  }
+/// The vtable of the loss |name| built by |body|.
+#define RXT_LOSS(name, summary, body) \
+  rxt_loss_t { sizeof(rxt_loss_t), name, summary, nullptr, &LossCallback<body> }
 
 /// l1, mse, huber.
-std::span<const rxt_plugin_item_t> RegressionLosses();
+std::span<const rxt_loss_t> RegressionLosses();
 /// cross_entropy, categorical_cross_entropy, nll, bce_with_logits.
-std::span<const rxt_plugin_item_t> ClassificationLosses();
+std::span<const rxt_loss_t> ClassificationLosses();
 
 }  // namespace rxt::loss_std

@@ -38,7 +38,7 @@ void Huber(Generator& g, Expr prediction, Expr* loss) {
   *loss = Reduce(g, elements, reduction);
 }
 
-const rxt_plugin_item_t kLosses[] = {
+const rxt_loss_t kLosses[] = {
     RXT_LOSS("l1", "mean absolute error |prediction - targets| (torch.nn.L1Loss); options: reduction", L1),
     RXT_LOSS("mse", "squared error (prediction - targets)^2 (torch.nn.MSELoss); options: reduction", Mse),
     RXT_LOSS("huber",
@@ -48,6 +48,6 @@ const rxt_plugin_item_t kLosses[] = {
 
 }  // namespace
 
-std::span<const rxt_plugin_item_t> RegressionLosses() { return kLosses; }
+std::span<const rxt_loss_t> RegressionLosses() { return kLosses; }
 
 }  // namespace rxt::loss_std

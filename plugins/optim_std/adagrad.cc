@@ -30,7 +30,7 @@ void Adagrad(Update& u) {
   }
 }
 
-const rxt_plugin_item_t kOptimizers[] = {
+const rxt_optimizer_t kOptimizers[] = {
     RXT_OPTIMIZER("adagrad",
                   "Adagrad (torch.optim.Adagrad); options: lr=0.01, lr_decay=0, weight_decay=0, "
                   "initial_accumulator_value=0, eps=1e-10, max_grad_norm",
@@ -39,6 +39,6 @@ const rxt_plugin_item_t kOptimizers[] = {
 
 }  // namespace
 
-std::span<const rxt_plugin_item_t> AdagradOptimizers() { return kOptimizers; }
+std::span<const rxt_optimizer_t> AdagradOptimizers() { return kOptimizers; }
 
 }  // namespace rxt::optim_std

@@ -53,7 +53,7 @@ void AdamUpdate(Update& u, bool decoupled) {
 void Adam(Update& u) { AdamUpdate(u, /*decoupled=*/false); }
 void AdamW(Update& u) { AdamUpdate(u, /*decoupled=*/true); }
 
-const rxt_plugin_item_t kOptimizers[] = {
+const rxt_optimizer_t kOptimizers[] = {
     RXT_OPTIMIZER("adam",
                   "Adam (torch.optim.Adam); options: lr=0.001, betas=[0.9, 0.999], eps=1e-8, weight_decay=0, "
                   "amsgrad=false, max_grad_norm",
@@ -66,6 +66,6 @@ const rxt_plugin_item_t kOptimizers[] = {
 
 }  // namespace
 
-std::span<const rxt_plugin_item_t> AdamOptimizers() { return kOptimizers; }
+std::span<const rxt_optimizer_t> AdamOptimizers() { return kOptimizers; }
 
 }  // namespace rxt::optim_std

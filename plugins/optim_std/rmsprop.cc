@@ -42,7 +42,7 @@ void Rmsprop(Update& u) {
   }
 }
 
-const rxt_plugin_item_t kOptimizers[] = {
+const rxt_optimizer_t kOptimizers[] = {
     RXT_OPTIMIZER("rmsprop",
                   "RMSprop (torch.optim.RMSprop); options: lr=0.01, alpha=0.99, eps=1e-8, weight_decay=0, "
                   "momentum=0, centered=false, max_grad_norm",
@@ -51,6 +51,6 @@ const rxt_plugin_item_t kOptimizers[] = {
 
 }  // namespace
 
-std::span<const rxt_plugin_item_t> RmspropOptimizers() { return kOptimizers; }
+std::span<const rxt_optimizer_t> RmspropOptimizers() { return kOptimizers; }
 
 }  // namespace rxt::optim_std

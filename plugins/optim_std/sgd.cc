@@ -43,7 +43,7 @@ void Momentum(Update& u) {
   }
 }
 
-const rxt_plugin_item_t kOptimizers[] = {
+const rxt_optimizer_t kOptimizers[] = {
     RXT_OPTIMIZER("sgd", "stochastic gradient descent (torch.optim.SGD); options: lr=0.01, weight_decay=0, "
                   "max_grad_norm", Sgd),
     RXT_OPTIMIZER("momentum",
@@ -54,6 +54,6 @@ const rxt_plugin_item_t kOptimizers[] = {
 
 }  // namespace
 
-std::span<const rxt_plugin_item_t> SgdOptimizers() { return kOptimizers; }
+std::span<const rxt_optimizer_t> SgdOptimizers() { return kOptimizers; }
 
 }  // namespace rxt::optim_std

@@ -24,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-#include "ir_generator.h"
+#include <rxt/plugin_support/generator.h>
 
 namespace rxt::optim_std {
 
@@ -89,25 +89,22 @@ class Update {
 using UpdateBody = void (*)(Update& u);
 
 template <UpdateBody Body>
-rxt_code_t OptimizerCallback(const rxt_ir_api_t* ir, rxt_ir_builder_t* b, const char* options,
-                             const rxt_ir_expr_t* params, const rxt_ir_expr_t* grads, int num_params,
-                             rxt_ir_expr_t* new_params) {
+rxt_status_t OptimizerCallback(void* /*state*/, const rxt_ir_api_t* ir, rxt_ir_builder_t* b, const char* options,
+                               const rxt_ir_expr_t* params, const rxt_ir_expr_t* grads, int num_params,
+                               rxt_ir_expr_t* new_params) {
   return plugin_support::RunGenerator(ir, b, options, [&](Generator& g) {
     Update update(g, params, grads, num_params, new_params);
     Body(update);
   });
 }
 
-/// A plugin item for the optimizer |name| built by |body|.
-#define RXT_OPTIMIZER(name, summary, body)                                                                \
-  rxt_plugin_item_t {                                                                                   \
-    sizeof(rxt_plugin_item_t), name, summary, reinterpret_cast<rxt_plugin_fn_t>(&OptimizerCallback<body>), \
-        nullptr                                                                                          \
-  }
+/// The vtable of the optimizer |name| built by |body|.
+#define RXT_OPTIMIZER(name, summary, body) \
+  rxt_optimizer_t { sizeof(rxt_optimizer_t), name, summary, nullptr, &OptimizerCallback<body> }
 
-std::span<const rxt_plugin_item_t> SgdOptimizers();      // sgd, momentum
-std::span<const rxt_plugin_item_t> AdamOptimizers();     // adam, adamw
-std::span<const rxt_plugin_item_t> RmspropOptimizers();  // rmsprop
-std::span<const rxt_plugin_item_t> AdagradOptimizers();  // adagrad
+std::span<const rxt_optimizer_t> SgdOptimizers();      // sgd, momentum
+std::span<const rxt_optimizer_t> AdamOptimizers();     // adam, adamw
+std::span<const rxt_optimizer_t> RmspropOptimizers();  // rmsprop
+std::span<const rxt_optimizer_t> AdagradOptimizers();  // adagrad
 
 }  // namespace rxt::optim_std

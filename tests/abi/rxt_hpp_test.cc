@@ -108,12 +108,12 @@ TEST(RxtHppTest, Plugins) {
   EXPECT_EQ(optimizers[0].summary, "Adam (test).");
 }
 
-int Negate(DLTensor** args, int num_args, void*) {
-  if (num_args != 2) return 1;
+rxt_status_t Negate(void*, DLTensor* const* args, int num_args) {
+  if (num_args != 2) return rxt_status_create(RXT_INVALID_ARGUMENT, "hpp.negate takes 2 arguments");
   for (int64_t i = 0; i < args[0]->shape[0]; ++i) {
     static_cast<float*>(args[1]->data)[i] = -static_cast<const float*>(args[0]->data)[i];
   }
-  return 0;
+  return nullptr;
 }
 
 TEST(RxtHppTest, ExecutablesAndVm) {

@@ -45,6 +45,21 @@ static void test_code_names(void) {
   CHECK(strcmp(rxt_code_name((rxt_code_t)42), "unknown code") == 0);
 }
 
+/* A status of one's own (an extern function's failure): code and a copy of the message. */
+static void test_created_statuses(void) {
+  char message[] = "row 3 is out of range";
+  rxt_status_t status = rxt_status_create(RXT_OUT_OF_RANGE, message);
+  message[0] = 'X'; /* copied: the status keeps its own */
+  CHECK(rxt_status_code(status) == RXT_OUT_OF_RANGE);
+  CHECK(strcmp(rxt_status_message(status), "row 3 is out of range") == 0);
+  rxt_status_free(status);
+  CHECK(rxt_status_create(RXT_OK, "fine") == NULL); /* success is NULL */
+  status = rxt_status_create((rxt_code_t)42, NULL);
+  CHECK(rxt_status_code(status) == RXT_UNKNOWN); /* not in the list */
+  CHECK(strcmp(rxt_status_message(status), "") == 0);
+  rxt_status_free(status);
+}
+
 /* The memory limit (docs/cli.md, "Bad input"): set, read back, restored; a negative one refused. */
 static void test_memory_limit(void) {
   int64_t initial = rxt_memory_limit();
@@ -65,6 +80,7 @@ int main(void) {
   RUN(test_null_status_is_ok);
   RUN(test_a_failure_carries_code_and_message);
   RUN(test_code_names);
+  RUN(test_created_statuses);
   RUN(test_memory_limit);
   return check_report();
 }

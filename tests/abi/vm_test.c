@@ -66,42 +66,42 @@ static void linear(const float* x, const float* w, const float* b, float* y, int
 
 /* ---- The external functions ---------------------------------------------------------------- */
 
-static int env_linear(DLTensor** args, int num_args, void* user_data) {
+static rxt_status_t env_linear(void* user_data, DLTensor* const* args, int num_args) {
   ++*(int*)user_data;
-  if (num_args != 4) return 1;
+  if (num_args != 4) return rxt_status_create(RXT_INVALID_ARGUMENT, "env.linear takes 4 arguments");
   linear((const float*)args[0]->data, (const float*)args[1]->data, (const float*)args[2]->data,
          (float*)args[3]->data, args[1]->shape[0], args[1]->shape[1]);
-  return 0;
+  return NULL;
 }
 
-static int env_relu(DLTensor** args, int num_args, void* user_data) {
+static rxt_status_t env_relu(void* user_data, DLTensor* const* args, int num_args) {
   int64_t i;
   (void)user_data;
-  if (num_args != 2) return 1;
+  if (num_args != 2) return rxt_status_create(RXT_INVALID_ARGUMENT, "env.relu takes 2 arguments");
   for (i = 0; i < args[0]->shape[1]; ++i) {
     float v = ((const float*)args[0]->data)[i];
     ((float*)args[1]->data)[i] = v > 0.0f ? v : 0.0f;
   }
-  return 0;
+  return NULL;
 }
 
-static int env_failing(DLTensor** args, int num_args, void* user_data) {
+static rxt_status_t env_failing(void* user_data, DLTensor* const* args, int num_args) {
   (void)args;
   (void)num_args;
   (void)user_data;
-  return 7;
+  return rxt_status_create(RXT_OUT_OF_RANGE, "row 7 is out of range");
 }
 
 static int linear_calls = 0;
 
 /* Records where its input's data is, and copies it to its output. */
 static const void* recorded_data = NULL;
-static int env_record(DLTensor** args, int num_args, void* user_data) {
+static rxt_status_t env_record(void* user_data, DLTensor* const* args, int num_args) {
   (void)user_data;
-  if (num_args != 2) return 1;
+  if (num_args != 2) return rxt_status_create(RXT_INVALID_ARGUMENT, "env.record takes 2 arguments");
   recorded_data = (const char*)args[0]->data + args[0]->byte_offset;
   memcpy(args[1]->data, recorded_data, 4 * sizeof(float));
-  return 0;
+  return NULL;
 }
 
 static const char kRecordModule[] =
@@ -339,12 +339,12 @@ static void test_extern_errors(void) {
   CHECK_ERROR(rxt_vm_create(exec, NULL, &vm), RXT_NOT_FOUND, "extern function 'env.relu' is not registered");
   CHECK(vm == NULL);
 
-  /* A failing callback fails the call, naming the function and its status. */
+  /* A failing function fails the call with its status's code and message, naming it. */
   CHECK_OK(rxt_extern_register("env.relu", env_failing, NULL, 0));
   CHECK_OK(rxt_vm_create(exec, NULL, &vm));
   mlp_init(&mlp, 3, 2, 2);
-  CHECK_ERROR(rxt_vm_invoke(vm, "main", mlp.args, 5, out, 1, NULL), RXT_INTERNAL,
-              "'env.relu' failed with status 7");
+  CHECK_ERROR(rxt_vm_invoke(vm, "main", mlp.args, 5, out, 1, NULL), RXT_OUT_OF_RANGE,
+              "extern function 'env.relu': row 7 is out of range");
   CHECK(out[0] == NULL);
   mlp_free(&mlp);
   rxt_vm_release(vm);
@@ -481,7 +481,7 @@ static void test_null_arguments(void) {
   CHECK_ERROR(rxt_vm_profile(NULL, &text), RXT_INVALID_ARGUMENT, "'vm' is NULL");
   CHECK_ERROR(rxt_vm_profile(vm, NULL), RXT_INVALID_ARGUMENT, "'out_text' is NULL");
   CHECK_ERROR(rxt_extern_register(NULL, env_relu, NULL, 1), RXT_INVALID_ARGUMENT, "'name' is NULL");
-  CHECK_ERROR(rxt_extern_register("env.x", NULL, NULL, 1), RXT_INVALID_ARGUMENT, "'callback' is NULL");
+  CHECK_ERROR(rxt_extern_register("env.x", NULL, NULL, 1), RXT_INVALID_ARGUMENT, "'function' is NULL");
   CHECK_ERROR(rxt_extern_remove(NULL), RXT_INVALID_ARGUMENT, "'name' is NULL");
   CHECK(rxt_vm_retain(NULL) == NULL);
   rxt_vm_release(NULL);

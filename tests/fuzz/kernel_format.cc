@@ -1,4 +1,4 @@
-// Fuzz target kernel_format: the portable kernel format (abi/include/rxt/kernel_format.h, the
+// Fuzz target kernel_format: the portable kernel format (abi/include/rxt/plugin_support/kernel_codec.h, the
 // core's side in core/src/ir/kernel_encoding.cc) and the reference backend's loading of it.
 // Bytes decode to a kernel that ValidateKernel accepts, or to an error. A decoded kernel
 // re-encodes to bytes that decode and encode again identically; it converts to IR whose
@@ -14,7 +14,7 @@
 #include "rxt/ir/parser.h"
 #include "rxt/ir/printer.h"
 
-namespace kf = rxt::kernel_format;
+namespace kf = rxt::plugin_support::kernel_format;
 
 namespace {
 

@@ -1,10 +1,12 @@
 // Fuzz target plugin_descriptor: the plugin host's checks of what a plugin's entry point gives it
-// (core/src/plugin/plugin_host.cc, host_api.cc, plugin_kernel_provider.cc). The fuzz bytes
-// describe a plugin: the calls its entry point makes to the host API (items, some null, too
-// small or unnamed; log messages), whether it throws, and the descriptor it returns: struct
-// sizes, ABI version, names (any bytes, non-UTF-8 included), item lists (counts without arrays,
-// NULL names) and backends' rxt_backend_t. Every struct is allocated with exactly the size it
-// claims, so a host that reads a field past struct_size is caught by AddressSanitizer.
+// (core/src/plugin/plugin_host.cc, host_api.cc, abi2_adapters.cc, plugin_kernel_provider.cc).
+// The fuzz bytes describe a plugin: the calls its entry point makes to the host API (vtables of
+// ABI 3 and items of ABI 2, some null, too small or unnamed, without their functions; log
+// messages), whether it throws, and the descriptor it returns: its ABI version (3, 2, 1 or any
+// number) and the layout that goes with it, struct sizes, names (any bytes, non-UTF-8
+// included), lists (counts without arrays, null entries) and backends. Every struct is
+// allocated with exactly the size it claims, so a host that reads a field past struct_size is
+// caught by AddressSanitizer.
 //
 // A load either registers everything the plugin provides or throws an rxt::Error and registers
 // nothing; a plugin name is not loaded twice; a backend that loads gives a kernel provider or an
@@ -15,13 +17,16 @@
 #include <string>
 #include <vector>
 
+#include "../../core/src/plugin/abi2.h"
 #include "fuzz_util.h"
-#include "rxt/support/error.h"
 #include "rxt/plugin/plugin_host.h"
 #include "rxt/plugin/plugin_kernel_provider.h"
+#include "rxt/support/c_status.h"
+#include "rxt/support/error.h"
 
 namespace {
 
+namespace abi2 = rxt::plugin_detail::abi2;
 using rxt::fuzz::FuzzInput;
 
 // Storage for one plugin's structs and strings, alive while its host is.
@@ -61,40 +66,128 @@ const T* Sized(PluginMemory& memory, const T& value, size_t claimed) {
   return reinterpret_cast<const T*>(block);
 }
 
-// Backend callbacks of a plugin that loads no kernel: it writes a message filling the whole
-// buffer without a terminating NUL (the host must not read past it).
-void* RefuseKernel(void*, const char*, const uint8_t*, size_t, char* error, size_t error_size) {
+// ---- Functions of the fuzzed vtables. They must never run successfully: their items' failures
+// are what the checks below look at.
+
+rxt_status_t (*g_status_create)(rxt_code_t, const char*) = nullptr;
+
+rxt_status_t Refuse(const char* what) { return g_status_create != nullptr ? g_status_create(RXT_INTERNAL, what) : nullptr; }
+rxt_status_t NoUpdate(void*, const rxt_ir_api_t*, rxt_ir_builder_t*, const char*, const rxt_ir_expr_t*,
+                      const rxt_ir_expr_t*, int, rxt_ir_expr_t*) {
+  return Refuse("no update");
+}
+rxt_status_t NoLoss(void*, const rxt_ir_api_t*, rxt_ir_builder_t*, const char*, rxt_ir_expr_t, rxt_ir_expr_t*) {
+  return Refuse("no loss");
+}
+rxt_status_t NoGradient(void*, const rxt_ir_api_t*, rxt_ir_builder_t*, rxt_ir_expr_t, rxt_ir_expr_t, rxt_ir_expr_t,
+                        rxt_ir_expr_t*) {
+  return Refuse("no gradient");
+}
+// A backend that loads no kernel: with a long message, or (state non-null) "successfully" without
+// a kernel.
+rxt_status_t RefuseKernel(void* state, const char*, const uint8_t*, size_t, void**) {
+  return state != nullptr ? nullptr : Refuse(std::string(2000, 'x').c_str());
+}
+rxt_status_t CallNothing(void*, void*, DLTensor* const*, int) { return Refuse("no call"); }
+void FreeNothing(void*, void*) {}
+// Version 2's backend functions: the message fills the whole buffer without a terminating NUL
+// (the host must not read past it).
+void* RefuseKernelV2(void*, const char*, const uint8_t*, size_t, char* error, size_t error_size) {
   if (error != nullptr) std::memset(error, 'x', error_size);
   return nullptr;
 }
-rxt_code_t CallNothing(void*, void*, void* const*, int, char*, size_t) { return RXT_INTERNAL; }
-void FreeNothing(void*, void*) {}
+rxt_code_t CallNothingV2(void*, void*, void* const*, int, char*, size_t) { return RXT_INTERNAL; }
 
-const rxt_backend_t* Backend(FuzzInput& in, PluginMemory& memory, const char* item_name) {
+template <typename T>
+T Maybe(FuzzInput& in, T function) {
+  return in.Int(0, 7) != 0 ? function : nullptr;
+}
+
+// ---- Version 3: vtables.
+
+template <typename VTable>
+VTable Named(FuzzInput& in, PluginMemory& memory, size_t* claimed) {
+  VTable v{};
+  *claimed = StructSize(in, sizeof v);
+  v.struct_size = *claimed;
+  v.name = memory.Name(in);
+  v.summary = memory.Name(in);
+  v.state = in.Int(0, 3) == 0 ? &memory : nullptr;
+  return v;
+}
+
+const rxt_optimizer_t* Optimizer(FuzzInput& in, PluginMemory& memory) {
+  size_t claimed = 0;
+  auto v = Named<rxt_optimizer_t>(in, memory, &claimed);
+  v.build = Maybe(in, &NoUpdate);
+  return Sized(memory, v, claimed);
+}
+const rxt_loss_t* Loss(FuzzInput& in, PluginMemory& memory) {
+  size_t claimed = 0;
+  auto v = Named<rxt_loss_t>(in, memory, &claimed);
+  v.build = Maybe(in, &NoLoss);
+  return Sized(memory, v, claimed);
+}
+const rxt_gradient_rule_t* GradientRule(FuzzInput& in, PluginMemory& memory) {
+  size_t claimed = 0;
+  auto v = Named<rxt_gradient_rule_t>(in, memory, &claimed);
+  v.build = Maybe(in, &NoGradient);
+  return Sized(memory, v, claimed);
+}
+const rxt_backend_t* Backend(FuzzInput& in, PluginMemory& memory) {
+  size_t claimed = 0;
+  auto v = Named<rxt_backend_t>(in, memory, &claimed);
+  v.load_kernel = Maybe(in, &RefuseKernel);
+  v.call_kernel = Maybe(in, &CallNothing);
+  v.free_kernel = Maybe(in, &FreeNothing);
+  return Sized(memory, v, claimed);
+}
+// Only externs that fail to register: one that registers would stay for the whole process.
+const rxt_extern_t* Extern(FuzzInput& in, PluginMemory& memory) {
+  size_t claimed = 0;
+  auto v = Named<rxt_extern_t>(in, memory, &claimed);
+  v.function = nullptr;
+  return Sized(memory, v, claimed);
+}
+
+/// An array of |count| pointers to vtables made by |make| (some null).
+template <typename VTable>
+const VTable* const* List(FuzzInput& in, PluginMemory& memory, size_t count,
+                          const VTable* (*make)(FuzzInput&, PluginMemory&)) {
+  auto* list = reinterpret_cast<const VTable**>(memory.Block(count * sizeof(const VTable*)));
+  for (size_t i = 0; i < count; ++i) list[i] = in.Int(0, 7) == 0 ? nullptr : make(in, memory);
+  return list;
+}
+
+// ---- Versions 1 and 2: items.
+
+const abi2::Backend* BackendV2(FuzzInput& in, PluginMemory& memory, const char* item_name) {
   if (in.Int(0, 3) == 0) return nullptr;
-  rxt_backend_t backend{};
+  abi2::Backend backend{};
   size_t claimed = StructSize(in, sizeof backend);
   backend.struct_size = claimed;
   backend.name = in.Bool() ? item_name : memory.Name(in);
-  backend.load_kernel = in.Int(0, 7) != 0 ? &RefuseKernel : nullptr;
-  backend.call_kernel = in.Int(0, 7) != 0 ? &CallNothing : nullptr;
-  backend.free_kernel = in.Int(0, 7) != 0 ? &FreeNothing : nullptr;
+  backend.load_kernel = Maybe(in, &RefuseKernelV2);
+  backend.call_kernel = Maybe(in, &CallNothingV2);
+  backend.free_kernel = Maybe(in, &FreeNothing);
   return Sized(memory, backend, claimed);
 }
 
-// |count| items in one array (the array's stride is sizeof(rxt_plugin_item_t), whatever each
-// item's struct_size says).
-rxt_plugin_item_t* Items(FuzzInput& in, PluginMemory& memory, size_t count, bool backends) {
-  auto* items = reinterpret_cast<rxt_plugin_item_t*>(memory.Block(count * sizeof(rxt_plugin_item_t)));
+// |count| items in one array (the array's stride is sizeof(abi2::Item), whatever each item's
+// struct_size says).
+abi2::Item* ItemsV2(FuzzInput& in, PluginMemory& memory, size_t count, bool backends) {
+  auto* items = reinterpret_cast<abi2::Item*>(memory.Block(count * sizeof(abi2::Item)));
   for (size_t i = 0; i < count; ++i) {
-    rxt_plugin_item_t& item = items[i];
+    abi2::Item& item = items[i];
     item.struct_size = StructSize(in, sizeof item);
     item.name = memory.Name(in);
     item.summary = memory.Name(in);
-    if (backends) item.user_data = const_cast<rxt_backend_t*>(Backend(in, memory, item.name));
+    if (backends) item.user_data = const_cast<abi2::Backend*>(BackendV2(in, memory, item.name));
   }
   return items;
 }
+
+// ---- The entry point.
 
 // What the entry point does, drawn from the fuzz bytes when the host calls it.
 struct Plan {
@@ -107,23 +200,82 @@ Plan* g_plan = nullptr;  // the host calls a plain function pointer: no closure 
 void CallHost(FuzzInput& in, PluginMemory& memory, const rxt_host_api_t* api) {
   int calls = in.Int(0, 6);
   for (int c = 0; c < calls; ++c) {
-    int kind = in.Int(0, 5);
-    if (kind == 4) {
-      const char* message = memory.Name(in);
-      api->log(api->host, static_cast<rxt_log_level_t>(in.Int(-1, 5)), message);
-      continue;
+    rxt_status_t status = nullptr;
+    switch (in.Int(0, 11)) {
+      case 0: status = api->register_optimizer(api->host, in.Int(0, 7) == 0 ? nullptr : Optimizer(in, memory)); break;
+      case 1: status = api->register_loss(api->host, in.Int(0, 7) == 0 ? nullptr : Loss(in, memory)); break;
+      case 2:
+        status = api->register_gradient_rule(api->host, in.Int(0, 7) == 0 ? nullptr : GradientRule(in, memory));
+        break;
+      case 3: status = api->register_backend(api->host, in.Int(0, 7) == 0 ? nullptr : Backend(in, memory)); break;
+      case 4: status = api->register_extern(api->host, in.Int(0, 7) == 0 ? nullptr : Extern(in, memory)); break;
+      case 5: api->log(api->host, static_cast<rxt_log_level_t>(in.Int(-1, 5)), memory.Name(in)); break;
+      case 6: {
+        // Version 2's extern registration, failing only (no name or no function).
+        auto register_extern = reinterpret_cast<abi2::RegisterExternFn>(api->abi2_register_extern);
+        register_extern(api->host, in.Bool() ? nullptr : "", nullptr, nullptr);
+        break;
+      }
+      default: {
+        int kind = in.Int(0, 3);
+        const abi2::Item* item = in.Int(0, 7) == 0 ? nullptr : ItemsV2(in, memory, 1, kind == 3);
+        rxt_abi2_fn_t slots[] = {api->abi2_register_optimizer, api->abi2_register_loss, api->abi2_register_gradient,
+                                 api->abi2_register_backend};
+        reinterpret_cast<abi2::RegisterItemFn>(slots[kind])(api->host, item);
+        break;
+      }
     }
-    if (kind == 5) {
-      // Only failing calls: a successful one would register the function for the whole process.
-      const char* name = in.Bool() ? nullptr : "";
-      if (RXT_HOST_API_HAS(api, register_extern)) api->register_extern(api->host, name, nullptr, nullptr);
-      continue;
+    // A status of the host: its code and message are readable until it is freed.
+    if (status != nullptr) {
+      FUZZ_CHECK(api->status_code(status) != RXT_OK, "a failure with code RXT_OK");
+      FUZZ_CHECK(api->status_message(status) != nullptr, "a failure without a message string");
     }
-    const rxt_plugin_item_t* item = in.Int(0, 7) == 0 ? nullptr : Items(in, memory, 1, kind == 3);
-    using Register = rxt_code_t (*)(rxt_host_t*, const rxt_plugin_item_t*);
-    Register registers[] = {api->register_optimizer, api->register_loss, api->register_gradient, api->register_backend};
-    registers[kind](api->host, item);
+    api->status_free(status);
   }
+}
+
+const rxt_plugin_descriptor_t* DescriptorV3(FuzzInput& in, PluginMemory& memory, uint32_t version) {
+  rxt_plugin_descriptor_t d{};
+  size_t claimed = StructSize(in, sizeof d);
+  d.struct_size = claimed;
+  d.abi_version = version;
+  d.name = memory.Name(in);
+  d.version = memory.Name(in);
+  d.summary = memory.Name(in);
+  // A count without an array, now and then.
+  auto list = [&](auto** array, size_t* count, auto make) {
+    *count = static_cast<size_t>(in.Int(0, 3));
+    if (in.Int(0, 15) == 0) return;
+    if (*count == 0 && in.Bool()) return;
+    *array = List(in, memory, *count, make);
+  };
+  list(&d.optimizers, &d.num_optimizers, &Optimizer);
+  list(&d.losses, &d.num_losses, &Loss);
+  list(&d.gradient_rules, &d.num_gradient_rules, &GradientRule);
+  list(&d.backends, &d.num_backends, &Backend);
+  if (in.Int(0, 7) == 0) list(&d.externs, &d.num_externs, &Extern);  // rarely: none of them registers
+  return Sized(memory, d, claimed);
+}
+
+const rxt_plugin_descriptor_t* DescriptorV2(FuzzInput& in, PluginMemory& memory, uint32_t version) {
+  abi2::Descriptor d{};
+  size_t claimed = StructSize(in, sizeof d);
+  d.struct_size = claimed;
+  d.abi_version = version;
+  d.name = memory.Name(in);
+  d.version = memory.Name(in);
+  d.summary = memory.Name(in);
+  const abi2::Item** lists[] = {&d.optimizers, &d.losses, &d.gradients, &d.backends};
+  size_t* counts[] = {&d.num_optimizers, &d.num_losses, &d.num_gradients, &d.num_backends};
+  for (int k = 0; k < 4; ++k) {
+    *counts[k] = static_cast<size_t>(in.Int(0, 3));
+    if (in.Int(0, 15) == 0) {
+      *lists[k] = nullptr;  // a count without an array
+    } else {
+      *lists[k] = *counts[k] == 0 && in.Bool() ? nullptr : ItemsV2(in, memory, *counts[k], k == 3);
+    }
+  }
+  return reinterpret_cast<const rxt_plugin_descriptor_t*>(Sized(memory, d, claimed));
 }
 
 const rxt_plugin_descriptor_t* Entry(uint32_t host_abi_version, const rxt_host_api_t* api) {
@@ -132,30 +284,19 @@ const rxt_plugin_descriptor_t* Entry(uint32_t host_abi_version, const rxt_host_a
   PluginMemory& memory = *plan.memory;
   FUZZ_CHECK(host_abi_version == RXT_PLUGIN_ABI_VERSION, "the host offers ABI version " + std::to_string(host_abi_version));
   plan.api = api;
+  g_status_create = api->status_create;
   CallHost(in, memory, api);
   switch (in.Int(0, 15)) {
     case 0: return nullptr;  // declines
     case 1: throw std::runtime_error("a plugin that throws");
     default: break;
   }
-  rxt_plugin_descriptor_t d{};
-  size_t claimed = StructSize(in, sizeof d);
-  d.struct_size = claimed;
-  d.abi_version = static_cast<uint32_t>(in.Int(0, 7) == 0 ? in.Range(0, UINT32_MAX) : in.Int(1, 2));
-  d.name = memory.Name(in);
-  d.version = memory.Name(in);
-  d.summary = memory.Name(in);
-  const rxt_plugin_item_t** lists[] = {&d.optimizers, &d.losses, &d.gradients, &d.backends};
-  size_t* counts[] = {&d.num_optimizers, &d.num_losses, &d.num_gradients, &d.num_backends};
-  for (int k = 0; k < 4; ++k) {
-    *counts[k] = static_cast<size_t>(in.Int(0, 3));
-    if (in.Int(0, 15) == 0) {
-      *lists[k] = nullptr;  // a count without an array
-    } else {
-      *lists[k] = *counts[k] == 0 && in.Bool() ? nullptr : Items(in, memory, *counts[k], k == 3);
-    }
+  switch (in.Int(0, 7)) {
+    case 0: return DescriptorV3(in, memory, static_cast<uint32_t>(in.Range(0, UINT32_MAX)));  // any version
+    case 1: return DescriptorV2(in, memory, 1);
+    case 2: return DescriptorV2(in, memory, 2);
+    default: return DescriptorV3(in, memory, 3);
   }
-  return Sized(memory, d, claimed);
 }
 
 // Every backend the plugin registered gives a provider or an error; a refused kernel is an error.
@@ -201,8 +342,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   // After the entry point returned, the API registers nothing.
-  rxt_plugin_item_t late{sizeof late, "late", nullptr, nullptr, nullptr};
-  FUZZ_CHECK(plan.api->register_loss(plan.api->host, &late) == RXT_FAILED_PRECONDITION,
+  rxt_loss_t late{sizeof late, "late", nullptr, nullptr, &NoLoss};
+  rxt::CStatusPtr refusal(plan.api->register_loss(plan.api->host, &late));
+  FUZZ_CHECK(refusal != nullptr && refusal->code == RXT_FAILED_PRECONDITION,
              "an item was accepted after the entry point returned");
   CheckBackends(host, info);
 

@@ -15,6 +15,7 @@
 #include "rxt/runtime/dlpack.h"
 #include "rxt/runtime/extern.h"
 #include "rxt/runtime/thread_pool.h"
+#include "rxt/support/c_status.h"
 
 namespace rxt {
 namespace {
@@ -91,12 +92,18 @@ TEST_F(PluginHostTest, LoadsAGoodPluginWithEverythingItProvides) {
   EXPECT_EQ(optimizers[1].summary, "Plain SGD (test).");
   EXPECT_EQ(optimizers[1].plugin, "test_good");
 
+  // Each item is its vtable: its state and build function reach the plugin.
   std::optional<PluginItem> momentum = host_.Find(PluginItemKind::kOptimizer, "test_momentum");
   ASSERT_TRUE(momentum.has_value());
-  ASSERT_NE(momentum->callback, nullptr);
-  EXPECT_EQ(reinterpret_cast<int (*)()>(momentum->callback)(), 42);
-  ASSERT_NE(momentum->user_data, nullptr);
-  EXPECT_EQ(*static_cast<int*>(momentum->user_data), 7);
+  ASSERT_NE(momentum->optimizer, nullptr);
+  EXPECT_EQ(momentum->loss, nullptr);
+  ASSERT_NE(momentum->optimizer->state, nullptr);
+  EXPECT_EQ(*static_cast<const int*>(momentum->optimizer->state), 7);
+  CStatusPtr answer(momentum->optimizer->build(momentum->optimizer->state, nullptr, nullptr, nullptr, nullptr, nullptr,
+                                               0, nullptr));
+  ASSERT_NE(answer, nullptr);  // a status of the host's status_create
+  EXPECT_EQ(answer->code, RXT_OUT_OF_RANGE);
+  EXPECT_EQ(answer->message, "7");
   EXPECT_EQ(host_.Find(PluginItemKind::kBackend, "test_cpu")->summary, "A backend (test).");
   EXPECT_FALSE(host_.Find(PluginItemKind::kLoss, "test_sgd").has_value());  // names are per kind
 
@@ -127,10 +134,12 @@ TEST_F(PluginHostTest, ItemsKeepTheLibraryLoadedAfterTheHostIsGone) {
   }
   ASSERT_TRUE(sgd.has_value());
   ASSERT_TRUE(IsLoaded(kGood));
-  // The callback logs (allowed at any time, now under the plugin's name) and tries to register
-  // after its entry point returned (refused).
-  int code = reinterpret_cast<int (*)()>(sgd->callback)();
-  EXPECT_EQ(code, RXT_FAILED_PRECONDITION);
+  // Its build function logs (allowed at any time, now under the plugin's name) and tries to
+  // register after the entry point returned (refused, with a status).
+  CStatusPtr refusal(sgd->optimizer->build(sgd->optimizer->state, nullptr, nullptr, nullptr, nullptr, nullptr, 0, nullptr));
+  ASSERT_NE(refusal, nullptr);
+  EXPECT_EQ(refusal->code, RXT_FAILED_PRECONDITION);
+  EXPECT_NE(refusal->message.find("only during rxt_plugin_entry"), std::string::npos) << refusal->message;
   ASSERT_FALSE(log_->empty());
   EXPECT_EQ(log_->back().plugin, "test_good");
   EXPECT_EQ(log_->back().message, "late log from test_good");
@@ -157,7 +166,7 @@ TEST_F(PluginHostTest, ALibraryWithoutTheEntryPointIsRejected) {
 
 TEST_F(PluginHostTest, AnUnsupportedAbiVersionIsRejectedWithNothingRegistered) {
   ExpectLoadError(Bad("test_wrong_abi"), ErrorCode::kFailedPrecondition,
-                  "speaks plugin ABI version 99, but this host supports 1 to 2");
+                  "speaks plugin ABI version 99, but this host supports 1 to 3");
   EXPECT_FALSE(host_.Find(PluginItemKind::kOptimizer, "test_from_the_future").has_value());
   EXPECT_TRUE(host_.Plugins().empty());
   EXPECT_FALSE(IsLoaded(Bad("test_wrong_abi")));  // closed again
@@ -186,10 +195,20 @@ TEST_F(PluginHostTest, ADescriptorWithoutANameIsRejected) {
   ExpectLoadError(Bad("test_nameless"), ErrorCode::kInvalidArgument, "descriptor without a name");
 }
 
+// Build functions for the linked plugins' vtables (never called).
+rxt_status_t NoLoss(void*, const rxt_ir_api_t*, rxt_ir_builder_t*, const char*, rxt_ir_expr_t, rxt_ir_expr_t*) {
+  return nullptr;
+}
+rxt_status_t NoGradient(void*, const rxt_ir_api_t*, rxt_ir_builder_t*, rxt_ir_expr_t, rxt_ir_expr_t, rxt_ir_expr_t,
+                        rxt_ir_expr_t*) {
+  return nullptr;
+}
+
 // A plugin linked into the program goes through the same checks as one loaded from a file.
-const rxt_plugin_item_t kLinkedLosses[] = {{sizeof(rxt_plugin_item_t), "linked_l1", "L1.", nullptr, nullptr}};
+const rxt_loss_t kLinkedL1 = {sizeof(rxt_loss_t), "linked_l1", "L1.", nullptr, &NoLoss};
+const rxt_loss_t* const kLinkedLosses[] = {&kLinkedL1};
 const rxt_plugin_descriptor_t kLinked = {sizeof(rxt_plugin_descriptor_t), RXT_PLUGIN_ABI_VERSION, "linked", "1.0", nullptr,
-                                         nullptr, 0, kLinkedLosses, 1, nullptr, 0, nullptr, 0};
+                                         nullptr, 0, kLinkedLosses, 1, nullptr, 0, nullptr, 0, nullptr, 0};
 const rxt_plugin_descriptor_t* LinkedEntry(uint32_t, const rxt_host_api_t*) { return &kLinked; }
 const rxt_plugin_descriptor_t* TooSmallEntry(uint32_t, const rxt_host_api_t*) {
   static rxt_plugin_descriptor_t small = kLinked;
@@ -221,10 +240,11 @@ TEST_F(PluginHostTest, ALinkedPluginIsCheckedAndRegisteredLikeALoadedOne) {
 
 // Gradient rules become the FGradient attribute of their op, per host; a rule for an op the
 // registry does not know is refused at load.
-const rxt_plugin_item_t kMisspeltRules[] = {{sizeof(rxt_plugin_item_t), "exp", "exp.", nullptr, nullptr},
-                                            {sizeof(rxt_plugin_item_t), "nn.rleu", "A typo.", nullptr, nullptr}};
+const rxt_gradient_rule_t kExpRule = {sizeof(rxt_gradient_rule_t), "exp", "exp.", nullptr, &NoGradient};
+const rxt_gradient_rule_t kTypoRule = {sizeof(rxt_gradient_rule_t), "nn.rleu", "A typo.", nullptr, &NoGradient};
+const rxt_gradient_rule_t* const kMisspeltRules[] = {&kExpRule, &kTypoRule};
 const rxt_plugin_descriptor_t kMisspelt = {sizeof(rxt_plugin_descriptor_t), RXT_PLUGIN_ABI_VERSION, "misspelt", "1.0",
-                                           nullptr, nullptr, 0, nullptr, 0, kMisspeltRules, 2, nullptr, 0};
+                                           nullptr, nullptr, 0, nullptr, 0, kMisspeltRules, 2, nullptr, 0, nullptr, 0};
 const rxt_plugin_descriptor_t* MisspeltEntry(uint32_t, const rxt_host_api_t*) { return &kMisspelt; }
 
 TEST_F(PluginHostTest, AGradientRuleForAnUnknownOpIsRefusedWithTheClosestName) {
@@ -248,12 +268,12 @@ TEST_F(PluginHostTest, GradientRulesAreTheirOpsAttributeOwnedByTheHostThatLoaded
   PluginHost other;
   {
     PluginHost host;
-    host.Load(kGood);  // provides a rule for argmax, by name only (no callback)
+    host.Load(kGood);  // provides a rule for argmax
     std::optional<FGradient> rule = argmax.GetOwned<FGradient>(host.gradient_owner());
     ASSERT_TRUE(rule.has_value());
     EXPECT_EQ(rule->plugin, "test_good");
-    EXPECT_FALSE(rule->emit);  // no callback: known by name only
-    EXPECT_NE(rule->unusable, "");
+    EXPECT_TRUE(rule->emit);
+    EXPECT_EQ(rule->unusable, "");
     EXPECT_FALSE(argmax.GetOwned<FGradient>(other.gradient_owner()).has_value()) << "another host sees it";
   }
   // The host is gone: so is its rule (a new host at the same address must not inherit it).
@@ -281,6 +301,63 @@ TEST_F(PluginHostTest, TheHostKeepsWorkingAfterEveryKindOfFailure) {
   EXPECT_EQ(host_.Load(kOther).name, "test_other");
   EXPECT_EQ(host_.Plugins().size(), 2u);
   EXPECT_EQ(ItemCount(), 6u);
+}
+
+// The host table of ABI 3: statuses made by the host, read back and freed, as a plugin does.
+const rxt_host_api_t* g_linked_api = nullptr;
+const rxt_plugin_descriptor_t* KeepApiEntry(uint32_t, const rxt_host_api_t* api) {
+  g_linked_api = api;
+  return &kLinked;
+}
+
+TEST_F(PluginHostTest, TheHostTableMakesStatusesAPluginReadsAndFrees) {
+  host_.LoadLinked("status_plugin", &KeepApiEntry);
+  ASSERT_NE(g_linked_api, nullptr);
+  const rxt_host_api_t& api = *g_linked_api;
+  EXPECT_EQ(api.abi_version, uint32_t{RXT_PLUGIN_ABI_VERSION});
+  ASSERT_TRUE(RXT_HOST_API_HAS(&api, register_extern));
+  char message[] = "row 3 is out of range";
+  rxt_status_t status = api.status_create(RXT_OUT_OF_RANGE, message);
+  message[0] = 'X';  // copied
+  EXPECT_EQ(api.status_code(status), RXT_OUT_OF_RANGE);
+  EXPECT_STREQ(api.status_message(status), "row 3 is out of range");
+  api.status_free(status);
+  EXPECT_EQ(api.status_create(RXT_OK, "fine"), nullptr);  // success is NULL
+  EXPECT_EQ(api.status_code(nullptr), RXT_OK);
+  EXPECT_STREQ(api.status_message(nullptr), "");
+  api.status_free(nullptr);
+  status = api.status_create(static_cast<rxt_code_t>(42), nullptr);  // not a code: unknown
+  EXPECT_EQ(api.status_code(status), RXT_UNKNOWN);
+  EXPECT_STREQ(api.status_message(status), "");
+  api.status_free(status);
+}
+
+// Vtables of ABI 3 without their functions, or too small, fail the load naming the problem.
+const rxt_loss_t kNoBuild = {sizeof(rxt_loss_t), "no_build", nullptr, nullptr, nullptr};
+const rxt_backend_t kTooSmall = {offsetof(rxt_backend_t, call_kernel), "small", nullptr, nullptr, nullptr, nullptr,
+                                 nullptr, nullptr};
+std::string g_register_message;
+const rxt_plugin_descriptor_t* BadVTablesEntry(uint32_t, const rxt_host_api_t* api) {
+  rxt_status_t status = api->register_loss(api->host, &kNoBuild);
+  g_register_message = api->status_message(status);  // the plugin learns why, too
+  api->status_free(status);
+  api->status_free(api->register_backend(api->host, &kTooSmall));
+  return &kLinked;
+}
+
+TEST_F(PluginHostTest, AVTableWithoutItsFunctionsIsRejected) {
+  try {
+    host_.LoadLinked("bad_vtables", &BadVTablesEntry);
+    FAIL() << "bad vtables were accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument) << e.what();
+    EXPECT_EQ(std::string(e.what()),
+              "plugin bad_vtables: registers loss 'no_build' without build; registers a backend whose struct_size (40) "
+              "is too small (at least 56)");
+  }
+  EXPECT_EQ(g_register_message, "registers loss 'no_build' without build");
+  EXPECT_TRUE(host_.Plugins().empty());
+  EXPECT_EQ(ItemCount(), 0u);
 }
 
 TEST_F(PluginHostTest, APluginOfAnOlderAbiVersionStillLoads) {

@@ -11,6 +11,7 @@
 #include "rxt/exec/vm_compiler.h"
 #include "rxt/ir/parser.h"
 #include "rxt/runtime/vm.h"
+#include "rxt/support/c_status.h"
 #include "test_util/seed_mlp_reference.h"
 
 namespace rxt {
@@ -23,15 +24,15 @@ struct Recorder {
   std::vector<const void*> outputs;
 };
 
-int PlusOne(DLTensor* const* args, int num_args, void* user_data) {
-  if (num_args != 2) return 1;
+rxt_status_t PlusOne(void* user_data, DLTensor* const* args, int num_args) {
+  if (num_args != 2) return MakeCStatus(ErrorCode::kInvalidArgument, "test.plus_one takes 2 arguments");
   int64_t n = 1;
   for (int i = 0; i < args[1]->ndim; ++i) n *= args[1]->shape[i];
   const float* x = static_cast<const float*>(args[0]->data);
   float* y = static_cast<float*>(args[1]->data);
   for (int64_t i = 0; i < n; ++i) y[i] = x[i] + 1;
   static_cast<Recorder*>(user_data)->outputs.push_back(args[1]->data);
-  return 0;
+  return nullptr;
 }
 
 constexpr const char* kChain = R"(

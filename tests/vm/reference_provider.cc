@@ -22,7 +22,7 @@ class ReferenceKernel : public Kernel {
     std::vector<KernelArg> kernel_args(num_args);
     for (int i = 0; i < num_args; ++i) {
       const DLTensor* t = args[i];
-      if (params[i].kind == kernel_format::ParamKind::kScalar) {
+      if (params[i].kind == plugin_support::kernel_format::ParamKind::kScalar) {
         if (t->ndim != 0) Throw(ErrorCode::kInvalidArgument, "scalar argument ", i, " is not a 0-d tensor");
         kernel_args[i] = t->dtype.code == kDLFloat ? KernelArg::Float(*static_cast<const double*>(t->data))
                                                    : KernelArg::Int(*static_cast<const int64_t*>(t->data));

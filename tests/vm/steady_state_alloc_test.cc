@@ -11,6 +11,7 @@
 #include "rxt/exec/vm_compiler.h"
 #include "rxt/ir/parser.h"
 #include "rxt/runtime/vm.h"
+#include "rxt/support/c_status.h"
 
 namespace {
 std::atomic<bool> counting{false};
@@ -43,13 +44,13 @@ class NoKernels : public KernelProvider {
   }
 };
 
-int PlusOne(DLTensor* const* args, int, void*) {
+rxt_status_t PlusOne(void*, DLTensor* const* args, int) {
   int64_t n = 1;
   for (int i = 0; i < args[1]->ndim; ++i) n *= args[1]->shape[i];
   for (int64_t i = 0; i < n; ++i) {
     static_cast<float*>(args[1]->data)[i] = static_cast<const float*>(args[0]->data)[i] + 1;
   }
-  return 0;
+  return nullptr;
 }
 
 /// Heap allocations (operator new) during one call of |vm|'s main.

@@ -12,6 +12,7 @@
 #include "rxt/runtime/memory_limit.h"
 #include "rxt/runtime/vm.h"
 #include "rxt/transform/passes.h"
+#include "rxt/support/c_status.h"
 #include "test_util/seed_mlp_reference.h"
 
 namespace rxt {
@@ -231,10 +232,10 @@ def @main(%x: Tensor((1, m), float32), %w0: Tensor((n, m), float32), %b0: Tensor
   return %out
 })";
 
-// env.linear as a C callback with user data: y = x w^T + b.
-int EnvLinear(DLTensor* const* args, int num_args, void* user_data) {
+// env.linear as a C function with user data (rxt_extern_fn_t): y = x w^T + b.
+rxt_status_t EnvLinear(void* user_data, DLTensor* const* args, int num_args) {
   ++*static_cast<int*>(user_data);
-  if (num_args != 4) return 1;
+  if (num_args != 4) return MakeCStatus(ErrorCode::kInvalidArgument, "env.linear takes 4 arguments");
   const float* x = static_cast<const float*>(args[0]->data);
   const float* w = static_cast<const float*>(args[1]->data);
   const float* b = static_cast<const float*>(args[2]->data);
@@ -245,7 +246,7 @@ int EnvLinear(DLTensor* const* args, int num_args, void* user_data) {
     for (int64_t k = 0; k < m; ++k) acc = acc + x[k] * w[j * m + k];
     y[j] = acc + b[j];
   }
-  return 0;
+  return nullptr;
 }
 
 TEST_F(VMRun, ExternFunctionsRegisteredFromCpp) {
@@ -271,14 +272,19 @@ TEST_F(VMRun, ExternFunctionsRegisteredFromCpp) {
   ExpectNear(vm.Invoke("main", mlp.args), mlp.expected);
   EXPECT_EQ(linear_calls, 2);
 
-  // A failing callback is an error naming the function.
-  registry.Register("env.linear", [](DLTensor* const*, int, void*) { return 7; }, nullptr, /*replace=*/true);
+  // A failing function is an error of its status's code and message, naming the function.
+  registry.Register(
+      "env.linear",
+      [](void*, DLTensor* const*, int) { return MakeCStatus(ErrorCode::kOutOfRange, "row 7 is out of range"); },
+      nullptr, /*replace=*/true);
   VirtualMachine failing(exec, provider_, registry);
   try {
     failing.Invoke("main", mlp.args);
     FAIL() << "a failing extern function was ignored";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("'env.linear' failed with status 7"), std::string::npos) << e.what();
+    EXPECT_EQ(e.code(), ErrorCode::kOutOfRange) << e.what();
+    EXPECT_NE(std::string(e.what()).find("extern function 'env.linear': row 7 is out of range"), std::string::npos)
+        << e.what();
   }
 }
 

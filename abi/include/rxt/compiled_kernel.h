@@ -2,10 +2,10 @@
  * or ahead of time into a shared library) and whoever calls it (C99).
  *
  * A compiled kernel does no argument checking: the caller binds a call's DLPack tensors to the
- * kernel's parameters first (rxt/kernel_binding.h does it, with the checks and messages of the
+ * kernel's parameters first (rxt/plugin_support/kernel_binding.h does it, with the checks and messages of the
  * reference backend) and passes what binding produced:
  *
- *   buffers   one data pointer per buffer of the kernel (kernel_format::Kernel::buffers, by
+ *   buffers   one data pointer per buffer of the kernel (plugin_support::kernel_format::Kernel::buffers, by
  *             index; byte_offset already applied). Entries of allocated buffers are unused.
  *   int_vars  one value per variable of the kernel (Kernel::vars, by index): symbolic dims,
  *             declared strides and integer scalar parameters are filled in; loop variables and

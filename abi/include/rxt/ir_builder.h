@@ -1,6 +1,7 @@
 /* ir_builder.h: how plugins build IR (C99). Gradient rules, losses and optimizers are IR
- * generators: the host calls them with a builder and the C table rxt_ir_api_t, and they emit
- * op calls that become part of the compiled training step (not callbacks run per tensor).
+ * generators: the host calls their build function (rxt/plugin.h) with a builder and the C table
+ * rxt_ir_api_t, and they emit op calls that become part of the compiled training step (not
+ * callbacks run per tensor).
  *
  * Expressions are opaque handles (rxt_ir_expr_t) owned by the builder: valid until the plugin's
  * callback returns, never freed by the plugin. Every building function binds what it makes to a
@@ -11,20 +12,27 @@
  *
  * Errors: a building function that fails (an unknown op, bad attributes, operands whose shapes
  * do not fit) returns NULL and records the error in the builder; every later call with a NULL
- * operand returns NULL too, so a rule may check only at the end. The host reports the first
- * error with the plugin's, item's and op's names. Reading functions never fail on a valid
- * handle.
+ * operand returns NULL too, so a generator may check only at the end. (An expression builder
+ * keeps its first error rather than returning a status per call, which would double the length
+ * of every rule.) The error leaves the generator as the rxt_status_t its build function returns
+ * (rxt/plugin.h): the host reports the builder's first error, with the plugin's, item's and op's
+ * names, whether or not the function also returns a status; a failure of the generator's own is
+ * a status it returns (host_api->status_create) or an error it records with fail. Reading
+ * functions never fail on a valid handle; the attribute and option readers answer RXT_OK,
+ * RXT_NOT_FOUND or RXT_INVALID_ARGUMENT (a lookup's answer, not an error to free).
  *
- * Example, the gradient rule of z = multiply(a, b) (plugins/grad_std has the real ones):
+ * Example, the gradient rule of z = multiply(a, b) (plugins/grad_std has the real ones; the
+ * rule's vtable, rxt_gradient_rule_t, is in rxt/plugin.h):
  *
- *   rxt_code_t MultiplyGrad(const rxt_ir_api_t* ir, rxt_ir_builder_t* b, rxt_ir_expr_t call,
- *                           rxt_ir_expr_t z, rxt_ir_expr_t dz, rxt_ir_expr_t* grads) {
+ *   rxt_status_t MultiplyGrad(void* state, const rxt_ir_api_t* ir, rxt_ir_builder_t* b,
+ *                             rxt_ir_expr_t call, rxt_ir_expr_t z, rxt_ir_expr_t dz,
+ *                             rxt_ir_expr_t* grads) {
  *     rxt_ir_expr_t a = ir->arg(b, call, 0), x = ir->arg(b, call, 1);
  *     rxt_ir_expr_t da = ir->op(b, "multiply", (rxt_ir_expr_t[]){dz, x}, 2, NULL);
  *     rxt_ir_expr_t dx = ir->op(b, "multiply", (rxt_ir_expr_t[]){dz, a}, 2, NULL);
  *     grads[0] = ir->op(b, "collapse_sum_to", (rxt_ir_expr_t[]){da, ir->shape_of(b, a)}, 2, NULL);
  *     grads[1] = ir->op(b, "collapse_sum_to", (rxt_ir_expr_t[]){dx, ir->shape_of(b, x)}, 2, NULL);
- *     return RXT_OK;
+ *     return NULL;   // a failed building call above is reported from the builder
  *   }
  */
 #ifndef RXT_IR_BUILDER_H_
@@ -33,7 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rxt/rxt.h" /* rxt_code_t */
+#include "rxt/rxt.h" /* rxt_code_t, rxt_status_t */
 
 #ifdef __cplusplus
 extern "C" {
@@ -109,7 +117,8 @@ typedef struct rxt_ir_api_s {
 
   /* The first error recorded in the builder, or NULL. */
   const char* (*error)(rxt_ir_builder_t* b);
-  /* Records an error of the plugin's own (e.g. an option out of range); returns NULL. */
+  /* Records an error of the generator's own (e.g. an option out of range) unless one is recorded
+   * already; returns NULL. */
   rxt_ir_expr_t (*fail)(rxt_ir_builder_t* b, const char* message);
 
   /* ---- Added after the first draft of version 2: check RXT_IR_API_HAS ---- */
@@ -141,36 +150,6 @@ typedef struct rxt_ir_api_s {
 
 #define RXT_IR_API_HAS(api, member) \
   ((api)->struct_size >= offsetof(rxt_ir_api_t, member) + sizeof((api)->member))
-
-/* ---- What each kind of plugin item's callback is (cast rxt_plugin_item_t.callback to it) ---- */
-
-/* A gradient rule; the item is named after its op ("matmul"). |call| is the op call, |output|
- * the variable bound to it, |output_grad| the adjoint of the output (a tuple expression for an
- * op with a tuple result). Fill |input_grads[i]| (num_args(call) entries, all NULL on entry) with
- * the adjoint of argument i, of the argument's struct info; leave NULL where none flows (an
- * integer index, a shape, a target). Return RXT_OK, or an error code after b's error is set
- * (ir->fail). */
-typedef rxt_code_t (*rxt_gradient_rule_fn)(const rxt_ir_api_t* ir, rxt_ir_builder_t* b, rxt_ir_expr_t call,
-                                           rxt_ir_expr_t output, rxt_ir_expr_t output_grad,
-                                           rxt_ir_expr_t* input_grads);
-
-/* A loss: builds the loss function from the backbone's prediction. |options| are attributes in
- * the text format ("reduction=\"mean\", ignore_index=-100"); unknown names are an error (fail).
- * The callback declares its target parameter(s) with ir->param (their struct info follows from
- * the prediction's: class indices, one-hot, same shape...) and returns the loss, a 0-d tensor
- * (a tensor of the prediction's batch shape with reduction "none"), in |*loss|. */
-typedef rxt_code_t (*rxt_loss_fn)(const rxt_ir_api_t* ir, rxt_ir_builder_t* b, const char* options,
-                                  rxt_ir_expr_t prediction, rxt_ir_expr_t* loss);
-
-/* An optimizer: builds one update step. |params| and |grads| (|num_params| each) are the
- * parameters and their gradients; the callback declares its state with ir->state — by
- * convention "lr" and "weight_decay" are 0-d float32 states the Trainer may change between
- * steps (learning-rate schedules), "step" counts steps — and fills |new_params| with the
- * updated parameters (same struct info). |options| as for a loss ("lr=0.001, betas=[0.9,
- * 0.999]"). */
-typedef rxt_code_t (*rxt_optimizer_fn)(const rxt_ir_api_t* ir, rxt_ir_builder_t* b, const char* options,
-                                       const rxt_ir_expr_t* params, const rxt_ir_expr_t* grads, int num_params,
-                                       rxt_ir_expr_t* new_params);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,5 +1,5 @@
-/* plugin.h: the plugin ABI of rxt (C99). A plugin is a shared library that links nothing of
- * rxt: it includes this header and exports one entry point, rxt_plugin_entry.
+/* plugin.h: the plugin ABI of rxt (C99), version 3. A plugin is a shared library that links
+ * nothing of rxt: it includes this header and exports one entry point, rxt_plugin_entry.
  *
  * Loading, in order (docs/plugins.md has the long form):
  *  1. The host opens the library and looks up `rxt_plugin_entry`.
@@ -12,25 +12,45 @@
  *     item is registered or, on any error (a name taken, a bad descriptor), none is and the
  *     library is closed.
  *
- * Lifetimes: the descriptor, the items and every string they point to must stay valid while the
- * library is loaded (static storage is the usual choice); the host copies the names. The host
- * keeps the library loaded while anything it provides is in use. |host_api| stays valid for as
- * long as the library is loaded, so a plugin may keep it (e.g. to log later).
+ * What a plugin provides are items of five kinds — optimizers, losses, gradient rules, backends
+ * and extern functions — each a typed table of functions (a vtable) that starts with
+ * `size_t struct_size` and carries its name, a one-line summary and a `state` pointer handed
+ * back to every function.
+ *
+ * Errors: every function that can fail, in either direction, returns an rxt_status_t (rxt/rxt.h):
+ * NULL is success; anything else is a failure whose receiver owns it. A plugin makes its
+ * failures with host_api->status_create(code, message) and returns them (the host frees them);
+ * it reads a status the host returns with status_code/status_message and frees it with
+ * status_free. No C++ exception may cross this boundary.
+ *
+ * Lifetimes: the descriptor, the vtables and every string they point to must stay valid while
+ * the library is loaded (static storage is the usual choice); the host copies the names. The
+ * host keeps the library loaded while anything it provides is in use. |host_api| stays valid
+ * for as long as the library is loaded by that host; its status functions do not depend on the
+ * host at all, so a plugin may keep those function pointers for good.
  *
  * Minimal plugin:
  *
  *   #include <rxt/plugin.h>
- *   static const rxt_plugin_item_t kLosses[] = {
- *     {sizeof(rxt_plugin_item_t), "my_l1", "Mean absolute error.", NULL, NULL}};
+ *   static rxt_status_t L1(void* state, const rxt_ir_api_t* ir, rxt_ir_builder_t* b,
+ *                          const char* options, rxt_ir_expr_t prediction, rxt_ir_expr_t* loss);
+ *   static const rxt_loss_t kL1 = {sizeof(rxt_loss_t), "my_l1", "Mean absolute error.", NULL, L1};
+ *   static const rxt_loss_t* const kLosses[] = {&kL1};
  *   static const rxt_plugin_descriptor_t kPlugin = {
  *     sizeof(rxt_plugin_descriptor_t), RXT_PLUGIN_ABI_VERSION, "my_losses", "1.0.0",
- *     "Losses of my lab.", NULL, 0, kLosses, 1, NULL, 0, NULL, 0};
+ *     "Losses of my lab.", NULL, 0, kLosses, 1, NULL, 0, NULL, 0, NULL, 0};
  *   RXT_PLUGIN_EXPORT const rxt_plugin_descriptor_t* rxt_plugin_entry(
  *       uint32_t host_abi_version, const rxt_host_api_t* host) {
  *     (void)host;
  *     return host_abi_version >= RXT_PLUGIN_ABI_VERSION ? &kPlugin : NULL;
  *   }
- */
+ *
+ * Versions: 1 named items with an opaque callback (backends described by an rxt_backend_t);
+ * 2 made the callbacks of optimizers, losses and gradient rules typed IR generators returning an
+ * rxt_code_t; 3 (this header) gives every kind a typed vtable and rxt_status_t as the one error
+ * type. A host built from this header still loads plugins of versions 1 and 2 (docs/plugins.md,
+ * "Older plugins"): the table it hands every plugin keeps the members of version 2 where they
+ * were (the abi2_* slots below) and adds those of version 3 after them. */
 #ifndef RXT_PLUGIN_H_
 #define RXT_PLUGIN_H_
 
@@ -38,19 +58,15 @@
 #include <stdint.h>
 
 #include "rxt/compiled_kernel.h" /* rxt_kernel_runtime_t */
-#include "rxt/ir_builder.h"      /* rxt_ir_api_t and the IR generators' callback types */
-#include "rxt/rxt.h"             /* rxt_code_t, rxt_plugin_item_kind_t (declarations only: link nothing) */
+#include "rxt/ir_builder.h"      /* rxt_ir_api_t: how IR generators build IR */
+#include "rxt/rxt.h"             /* rxt_status_t, rxt_code_t, rxt_extern_fn_t, DLTensor (declarations only) */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* The plugin ABI version this header describes. Version 1: named items with an opaque callback;
- * backends describe their kernel functions with rxt_backend_t (below) through the item's
- * user_data. Version 2: the callbacks of optimizers, losses and gradient rules are typed IR
- * generators (rxt_optimizer_fn, rxt_loss_fn, rxt_gradient_rule_fn in rxt/ir_builder.h); a
- * version-1 plugin's items of those kinds are known by name only. */
-#define RXT_PLUGIN_ABI_VERSION 2
+/* The plugin ABI version this header describes. */
+#define RXT_PLUGIN_ABI_VERSION 3
 /* The oldest plugin ABI version a host built from this header still accepts. */
 #define RXT_PLUGIN_ABI_MIN_VERSION 1
 /* The one symbol a plugin exports. */
@@ -63,72 +79,58 @@ typedef enum rxt_log_level_e {
   RXT_LOG_ERROR = 3
 } rxt_log_level_t;
 
-/* An opaque callback: the kind of the item defines its real signature (cast to it). */
-typedef void (*rxt_plugin_fn_t)(void);
+/* ---- The kinds of items: one vtable each ----------------------------------------------------
+ * Every vtable starts with struct_size (sizeof the struct the plugin was compiled with), then
+ * name (required, unique per kind across every loaded plugin), summary (one line; may be NULL)
+ * and state (handed back to every function; may be NULL). Members are only ever appended: the
+ * host reads those that struct_size covers. The functions marked required must not be NULL. */
 
-/* One thing a plugin provides: an optimizer, a loss, a gradient rule (named after its op) or a
- * backend. Names are unique per kind across every loaded plugin. */
-typedef struct rxt_plugin_item_s {
-  size_t struct_size;       /* sizeof(rxt_plugin_item_t) */
-  const char* name;         /* required, non-empty */
-  const char* summary;      /* one line; may be NULL */
-  rxt_plugin_fn_t callback; /* may be NULL in ABI version 1 */
-  void* user_data;          /* a backend: its rxt_backend_t (below); otherwise for later versions */
-} rxt_plugin_item_t;
+/* An optimizer: builds one update step as IR (an IR generator, rxt/ir_builder.h). |params| and
+ * |grads| (|num_params| each) are the parameters and their gradients; build declares its state
+ * with ir->state — by convention "lr" and "weight_decay" are 0-d float32 states the Trainer may
+ * change between steps (learning-rate schedules), "step" counts steps — and fills |new_params|
+ * with the updated parameters (same struct info). |options| are attributes in the text format
+ * ("lr=0.001, betas=[0.9, 0.999]"); unknown names are an error (ir->check_options). */
+typedef struct rxt_optimizer_s {
+  size_t struct_size; /* sizeof(rxt_optimizer_t) */
+  const char* name;   /* "adam" */
+  const char* summary;
+  void* state;
+  /* Required. */
+  rxt_status_t (*build)(void* state, const rxt_ir_api_t* ir, rxt_ir_builder_t* b, const char* options,
+                        const rxt_ir_expr_t* params, const rxt_ir_expr_t* grads, int num_params,
+                        rxt_ir_expr_t* new_params);
+} rxt_optimizer_t;
 
-/* The host side of one loaded plugin; pass it back to every host function. */
-typedef struct rxt_host_s rxt_host_t;
+/* A loss: builds the loss function from the backbone's prediction. build declares its target
+ * parameter(s) with ir->param (their struct info follows from the prediction's: class indices,
+ * one-hot, same shape...) and returns the loss, a 0-d tensor (a tensor of the prediction's batch
+ * shape with reduction "none"), in |*loss|. |options| as for an optimizer
+ * ("reduction=\"mean\", ignore_index=-100"). */
+typedef struct rxt_loss_s {
+  size_t struct_size; /* sizeof(rxt_loss_t) */
+  const char* name;   /* "cross_entropy" */
+  const char* summary;
+  void* state;
+  /* Required. */
+  rxt_status_t (*build)(void* state, const rxt_ir_api_t* ir, rxt_ir_builder_t* b, const char* options,
+                        rxt_ir_expr_t prediction, rxt_ir_expr_t* loss);
+} rxt_loss_t;
 
-/* The host's functions. Check `struct_size` before using a member added after ABI version 1:
- * RXT_HOST_API_HAS(api, member). */
-typedef struct rxt_host_api_s {
-  size_t struct_size;
-  uint32_t abi_version; /* the host's highest plugin ABI version */
-  rxt_host_t* host;
-  /* Logs a message attributed to the plugin. Any time while the library is loaded. */
-  void (*log)(rxt_host_t* host, rxt_log_level_t level, const char* message);
-  /* Register one item each. Only during rxt_plugin_entry (RXT_FAILED_PRECONDITION after it).
-   * RXT_ALREADY_EXISTS if the name is taken (the whole load then fails), RXT_INVALID_ARGUMENT
-   * for a bad item. The item is copied except for the callback and user data. */
-  rxt_code_t (*register_optimizer)(rxt_host_t* host, const rxt_plugin_item_t* item);
-  rxt_code_t (*register_loss)(rxt_host_t* host, const rxt_plugin_item_t* item);
-  rxt_code_t (*register_gradient)(rxt_host_t* host, const rxt_plugin_item_t* item);
-  rxt_code_t (*register_backend)(rxt_host_t* host, const rxt_plugin_item_t* item);
-  /* --- added after ABI version 1 was first published: check RXT_HOST_API_HAS --- */
-  /* Registers an external function that IR calls with call_extern (destination-passing style:
-   * |args| holds |num_args| DLTensor*, inputs then outputs; a scalar argument is a 0-d int64 or
-   * float64 tensor). It must not let a C++ exception escape; on failure it returns non-zero
-   * after writing a NUL-terminated message into |error|. Only during rxt_plugin_entry, like the
-   * items; the library then stays loaded for the life of the process. RXT_ALREADY_EXISTS if the name is
-   * taken. */
-  rxt_code_t (*register_extern)(rxt_host_t* host, const char* name,
-                                int (*function)(void* const* args, int num_args, void* user_data,
-                                                char* error, size_t error_size),
-                                void* user_data);
-  /* The process's services for compiled kernels (its thread pool, sized by RXT_NUM_THREADS):
-   * valid while the library is loaded. */
-  const rxt_kernel_runtime_t* kernel_runtime;
-} rxt_host_api_t;
-
-#define RXT_HOST_API_HAS(api, member) \
-  ((api)->struct_size >= offsetof(rxt_host_api_t, member) + sizeof((api)->member))
-
-/* What the plugin is and what it provides (items may also be registered by calls). */
-typedef struct rxt_plugin_descriptor_s {
-  size_t struct_size;   /* sizeof(rxt_plugin_descriptor_t) */
-  uint32_t abi_version; /* the version the plugin speaks: RXT_PLUGIN_ABI_VERSION */
-  const char* name;     /* required, unique among loaded plugins */
-  const char* version;  /* the plugin's own version, e.g. "1.0.0"; may be NULL */
-  const char* summary;  /* one line; may be NULL */
-  const rxt_plugin_item_t* optimizers;
-  size_t num_optimizers;
-  const rxt_plugin_item_t* losses;
-  size_t num_losses;
-  const rxt_plugin_item_t* gradients;
-  size_t num_gradients;
-  const rxt_plugin_item_t* backends;
-  size_t num_backends;
-} rxt_plugin_descriptor_t;
+/* A gradient rule, named after its op. For the binding `output = call`, |output_grad| is the
+ * adjoint of the output (a tuple expression for an op with a tuple result); build fills
+ * |input_grads[i]| (num_args(call) entries, all NULL on entry) with the adjoint of argument i, of
+ * the argument's struct info, and leaves NULL where none flows (an integer index, a shape, a
+ * target). */
+typedef struct rxt_gradient_rule_s {
+  size_t struct_size; /* sizeof(rxt_gradient_rule_t) */
+  const char* name;   /* the op: "matmul" */
+  const char* summary;
+  void* state;
+  /* Required. */
+  rxt_status_t (*build)(void* state, const rxt_ir_api_t* ir, rxt_ir_builder_t* b, rxt_ir_expr_t call,
+                        rxt_ir_expr_t output, rxt_ir_expr_t output_grad, rxt_ir_expr_t* input_grads);
+} rxt_gradient_rule_t;
 
 /* One kernel a backend compiles ahead of time (rxt_backend_t.emit_library). */
 typedef struct rxt_aot_kernel_s {
@@ -138,44 +140,122 @@ typedef struct rxt_aot_kernel_s {
   const char* symbol;   /* the C identifier to export it under: chosen by the host, unique */
 } rxt_aot_kernel_t;
 
-/* A backend's kernel functions. A backend item whose `user_data` is non-NULL points to one of
- * these (static storage, like the item); a backend item with NULL `user_data` is known by name
- * only and cannot run kernels. The host checks `struct_size` and that `name` equals the item's;
- * members after free_kernel were added later: a host checks `struct_size` before reading one
- * (RXT_BACKEND_HAS).
- *
- * Every callback is called with `state` and must not let a C++ exception escape. On failure it
- * writes a NUL-terminated message (without the backend's or kernel's name: the host adds them)
- * into `error` (`error_size` bytes, at least 1). Kernels may be called from several threads,
- * one call per handle at a time. */
+/* A backend: runs the kernels of an executable. Kernels may be called from several threads,
+ * one call per handle at a time. Messages need not name the backend or the kernel: the host
+ * adds them. */
 typedef struct rxt_backend_s {
   size_t struct_size; /* sizeof(rxt_backend_t) */
-  const char* name;   /* the backend item's name, e.g. "reference" */
-  void* state;        /* handed back to every callback; may be NULL */
-  /* Loads the kernel |kernel_name| from |size| bytes in the portable kernel format
-   * (rxt/kernel_format.h). Returns an opaque handle, or NULL after writing |error|. */
-  void* (*load_kernel)(void* state, const char* kernel_name, const uint8_t* bytes, size_t size,
-                       char* error, size_t error_size);
-  /* Runs a loaded kernel. |args| holds |num_args| pointers to DLTensor (dlpack/dlpack.h): the
-   * kernel's parameters in order, outputs last, a scalar parameter as a 0-d int64 or float64
-   * tensor. Returns RXT_OK, or another code after writing |error|. */
-  rxt_code_t (*call_kernel)(void* state, void* kernel, void* const* args, int num_args, char* error,
-                            size_t error_size);
-  /* Frees a handle returned by load_kernel. */
+  const char* name;   /* "cpu" */
+  const char* summary;
+  void* state;
+  /* Required. Loads the kernel |kernel_name| from |size| bytes in the portable kernel format
+   * (rxt/kernel_format.h) into an opaque handle, |*out_kernel|. */
+  rxt_status_t (*load_kernel)(void* state, const char* kernel_name, const uint8_t* bytes, size_t size,
+                              void** out_kernel);
+  /* Required. Runs a loaded kernel: |args| are its parameters in order, outputs last
+   * (destination-passing style), a scalar parameter as a 0-d int64 or float64 tensor. */
+  rxt_status_t (*call_kernel)(void* state, void* kernel, DLTensor* const* args, int num_args);
+  /* Required. Frees a handle of load_kernel. */
   void (*free_kernel)(void* state, void* kernel);
-  /* --- added after the first version: check RXT_BACKEND_HAS --- */
   /* Optional (NULL: the backend runs kernels only through load_kernel). Compiles |num_kernels|
-   * kernels ahead of time into one shared library written to |output_path| (through a
-   * temporary file renamed into place). The library links nothing of rxt and needs no compiler
-   * at run time: it exports each kernel as an rxt_compiled_kernel_fn under its symbol, and
-   * RXT_AOT_LIBRARY_INFO_SYMBOL (rxt/compiled_kernel.h). Returns RXT_OK, or another code after
-   * writing |error|. */
-  rxt_code_t (*emit_library)(void* state, const rxt_aot_kernel_t* kernels, size_t num_kernels,
-                             const char* output_path, char* error, size_t error_size);
+   * kernels ahead of time into one shared library written to |output_path| (through a temporary
+   * file renamed into place). The library links nothing of rxt and needs no compiler at run
+   * time: it exports each kernel as an rxt_compiled_kernel_fn under its symbol, and
+   * RXT_AOT_LIBRARY_INFO_SYMBOL (rxt/compiled_kernel.h). */
+  rxt_status_t (*emit_library)(void* state, const rxt_aot_kernel_t* kernels, size_t num_kernels,
+                               const char* output_path);
 } rxt_backend_t;
 
-#define RXT_BACKEND_HAS(backend, member) \
-  ((backend)->struct_size >= offsetof(rxt_backend_t, member) + sizeof((backend)->member))
+/* An external function, which IR calls with call_extern("name", ...): the same rxt_extern_fn_t a
+ * program registers through rxt_extern_register (rxt/rxt.h), called with |state| as its
+ * user_data. Registering one keeps the library loaded for the life of the process; a name
+ * already in the process's extern registry fails the load. */
+typedef struct rxt_extern_s {
+  size_t struct_size; /* sizeof(rxt_extern_t) */
+  const char* name;   /* "dnnl.matmul" */
+  const char* summary;
+  void* state;
+  /* Required. */
+  rxt_extern_fn_t function;
+} rxt_extern_t;
+
+/* Whether |table|, a vtable of |type| (or the host's table), holds |member|: whether its
+ * struct_size reaches past it. For members appended after a vtable was first published. */
+#define RXT_VTABLE_HAS(type, table, member) \
+  ((table)->struct_size >= offsetof(type, member) + sizeof((table)->member))
+
+/* ---- The host -------------------------------------------------------------------------------- */
+
+/* The host side of one loaded plugin; pass it back to every host function that takes it. */
+typedef struct rxt_host_s rxt_host_t;
+
+/* A member of the table that only plugins of ABI versions 1 and 2 call (with the types of their
+ * own header); kept so that every member they know stays where it was. */
+typedef void (*rxt_abi2_fn_t)(void);
+
+/* The host's functions. A plugin of version 3 may use every member (a host that hands it this
+ * table speaks version 3); RXT_HOST_API_HAS(api, member) checks a member added later. */
+typedef struct rxt_host_api_s {
+  size_t struct_size;
+  uint32_t abi_version; /* the host's highest plugin ABI version */
+  rxt_host_t* host;
+  /* Logs a message attributed to the plugin. Any time while the library is loaded. */
+  void (*log)(rxt_host_t* host, rxt_log_level_t level, const char* message);
+  /* The register functions of versions 1 and 2 (rxt_plugin_item_t based). */
+  rxt_abi2_fn_t abi2_register_optimizer;
+  rxt_abi2_fn_t abi2_register_loss;
+  rxt_abi2_fn_t abi2_register_gradient;
+  rxt_abi2_fn_t abi2_register_backend;
+  rxt_abi2_fn_t abi2_register_extern;
+  /* The process's services for compiled kernels (its thread pool, sized by RXT_NUM_THREADS):
+   * valid while the library is loaded. */
+  const rxt_kernel_runtime_t* kernel_runtime;
+
+  /* ---- Version 3 ---- */
+
+  /* Statuses, as ORT's CreateStatus/GetErrorCode/GetErrorMessage/ReleaseStatus. status_create
+   * makes a failure to return (NULL for RXT_OK; a code outside the list becomes RXT_UNKNOWN;
+   * |message| is copied, NULL reads as ""; it never fails: without memory it returns a static
+   * "out of memory" status). status_code (RXT_OK for NULL) and status_message ("" for NULL; valid
+   * until the status is freed) read one the host returned; status_free frees it (NULL: no-op).
+   * None depends on the host: their pointers stay valid for the life of the process. */
+  rxt_status_t (*status_create)(rxt_code_t code, const char* message);
+  rxt_code_t (*status_code)(rxt_status_t status);
+  const char* (*status_message)(rxt_status_t status);
+  void (*status_free)(rxt_status_t status);
+
+  /* Register one item each, as if it were listed in the descriptor. Only during
+   * rxt_plugin_entry (RXT_FAILED_PRECONDITION after it); RXT_ALREADY_EXISTS if the name is taken
+   * and RXT_INVALID_ARGUMENT for a bad vtable (the whole load then fails). The host keeps the
+   * pointer: the vtable must stay valid while the library is loaded. */
+  rxt_status_t (*register_optimizer)(rxt_host_t* host, const rxt_optimizer_t* optimizer);
+  rxt_status_t (*register_loss)(rxt_host_t* host, const rxt_loss_t* loss);
+  rxt_status_t (*register_gradient_rule)(rxt_host_t* host, const rxt_gradient_rule_t* rule);
+  rxt_status_t (*register_backend)(rxt_host_t* host, const rxt_backend_t* backend);
+  rxt_status_t (*register_extern)(rxt_host_t* host, const rxt_extern_t* function);
+} rxt_host_api_t;
+
+#define RXT_HOST_API_HAS(api, member) RXT_VTABLE_HAS(rxt_host_api_t, api, member)
+
+/* What the plugin is and what it provides (items may also be registered by calls). Each list is
+ * an array of pointers to vtables (so that a vtable may grow without moving the next one). */
+typedef struct rxt_plugin_descriptor_s {
+  size_t struct_size;   /* sizeof(rxt_plugin_descriptor_t) */
+  uint32_t abi_version; /* the version the plugin speaks: RXT_PLUGIN_ABI_VERSION */
+  const char* name;     /* required, unique among loaded plugins */
+  const char* version;  /* the plugin's own version, e.g. "1.0.0"; may be NULL */
+  const char* summary;  /* one line; may be NULL */
+  const rxt_optimizer_t* const* optimizers;
+  size_t num_optimizers;
+  const rxt_loss_t* const* losses;
+  size_t num_losses;
+  const rxt_gradient_rule_t* const* gradient_rules;
+  size_t num_gradient_rules;
+  const rxt_backend_t* const* backends;
+  size_t num_backends;
+  const rxt_extern_t* const* externs;
+  size_t num_externs;
+} rxt_plugin_descriptor_t;
 
 typedef const rxt_plugin_descriptor_t* (*rxt_plugin_entry_fn_t)(uint32_t host_abi_version,
                                                                 const rxt_host_api_t* host_api);

@@ -32,8 +32,9 @@ extern "C" {
 #define RXT_VERSION_MAJOR 0
 #define RXT_VERSION_MINOR 1
 #define RXT_VERSION_PATCH 0
-/* Bumped on every incompatible change of this header; compatible additions keep it. */
-#define RXT_ABI_VERSION 1
+/* Bumped on every incompatible change of this header; compatible additions keep it. Version 2:
+ * extern functions return an rxt_status_t (rxt_extern_fn_t), not an int. */
+#define RXT_ABI_VERSION 2
 
 /* "MAJOR.MINOR.PATCH" of the library actually loaded. Static storage: never free it. */
 RXT_API const char* rxt_version(void);
@@ -67,6 +68,10 @@ RXT_API rxt_code_t rxt_status_code(rxt_status_t status);
 RXT_API const char* rxt_status_message(rxt_status_t status);
 /* NULL is a no-op. */
 RXT_API void rxt_status_free(rxt_status_t status);
+/* A new status for a function of yours that rxt calls (an extern function) to return: |code|
+ * and a copy of |message| (NULL: ""). NULL for RXT_OK; a code outside the list becomes
+ * RXT_UNKNOWN. Never fails (without memory: a static "out of memory" status). */
+RXT_API rxt_status_t rxt_status_create(rxt_code_t code, const char* message);
 /* "invalid argument", "not found"...; "unknown code" for values outside the list. Static. */
 RXT_API const char* rxt_code_name(rxt_code_t code);
 
@@ -251,14 +256,18 @@ RXT_API void rxt_executable_release(rxt_executable_t* executable);
 
 /* ---- External functions (called by `call_extern` in the IR) -------------------------------- */
 
-/* Destination-passing style: |args| are the inputs then the (allocated) outputs, CPU tensors.
- * Return 0 on success; any other value fails the call with a status naming the function. */
-typedef int (*rxt_extern_callback_t)(DLTensor** args, int num_args, void* user_data);
+/* An external function; the same type registers one from a program (below) and from a plugin
+ * (rxt/plugin.h). Destination-passing style: |args| are the |num_args| inputs, then the
+ * (allocated) outputs, CPU tensors; a scalar argument is a 0-d int64 or float64 tensor. Returns
+ * NULL on success, or a status made with rxt_status_create (a plugin: its host's status_create)
+ * that the caller frees; the VM reports it with its code, naming the function. It must not let a
+ * C++ exception escape. */
+typedef rxt_status_t (*rxt_extern_fn_t)(void* user_data, DLTensor* const* args, int num_args);
 
 /* Registers |name| in the process-wide registry; a VM resolves its extern functions when it is
  * created, so register them before rxt_vm_create. RXT_ALREADY_EXISTS unless |replace| is
  * non-zero. |user_data| must stay valid as long as the function can be called. */
-RXT_API rxt_status_t rxt_extern_register(const char* name, rxt_extern_callback_t callback, void* user_data,
+RXT_API rxt_status_t rxt_extern_register(const char* name, rxt_extern_fn_t function, void* user_data,
                                          int replace);
 /* RXT_NOT_FOUND if |name| is not registered. VMs created before keep their copy. */
 RXT_API rxt_status_t rxt_extern_remove(const char* name);

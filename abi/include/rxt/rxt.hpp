@@ -331,10 +331,10 @@ class Vm : public detail::Handle<rxt_vm_t, rxt_vm_retain, rxt_vm_release> {
   }
 };
 
-/// Registers a C callback as an external function (see rxt_extern_register).
-inline void RegisterExtern(const std::string& name, rxt_extern_callback_t callback, void* user_data = nullptr,
+/// Registers a C function as an external function (see rxt_extern_register).
+inline void RegisterExtern(const std::string& name, rxt_extern_fn_t function, void* user_data = nullptr,
                            bool replace = false) {
-  Check(rxt_extern_register(name.c_str(), callback, user_data, replace ? 1 : 0));
+  Check(rxt_extern_register(name.c_str(), function, user_data, replace ? 1 : 0));
 }
 inline void RemoveExtern(const std::string& name) { Check(rxt_extern_remove(name.c_str())); }
 

@@ -5,7 +5,7 @@
 
 namespace rxt {
 
-namespace kf = kernel_format;
+namespace kf = plugin_support::kernel_format;
 
 kf::DType ToPortableDType(DType dtype) {
   switch (dtype) {

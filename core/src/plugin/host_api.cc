@@ -1,11 +1,11 @@
-// The host API table handed to plugins: C functions that forward to the plugin's record.
-// Nothing thrown may escape into plugin code, so every function here is noexcept.
-#include <algorithm>
+// The host API table handed to plugins: C functions that forward to the plugin's record
+// (item_staging.cc checks and stages what they register). Nothing thrown may escape into plugin
+// code, so every function of the table is noexcept.
 #include <cstring>
 
 #include "plugin_record.h"
-#include "rxt/runtime/extern.h"
 #include "rxt/runtime/thread_pool.h"
+#include "rxt/support/c_status.h"
 
 namespace rxt::plugin_detail {
 namespace {
@@ -29,43 +29,82 @@ void Log(rxt_host_t* host, rxt_log_level_t raw_level, const char* message) noexc
   }
 }
 
+// ---- Statuses (they depend on no host: plain functions of the process).
+
+rxt_status_t StatusCreate(rxt_code_t code, const char* message) noexcept {
+  return MakeCStatus(ErrorCodeFromC(code), message != nullptr ? message : "");
+}
+rxt_code_t StatusCode(rxt_status_t status) noexcept { return status == nullptr ? RXT_OK : status->code; }
+const char* StatusMessage(rxt_status_t status) noexcept { return status == nullptr ? "" : status->message.c_str(); }
+void StatusFree(rxt_status_t status) noexcept { FreeCStatus(status); }
+
+// ---- Registration, version 3.
+
+/// Runs a registration; nothing thrown reaches the plugin.
+template <typename Body>
+rxt_status_t Guarded(rxt_host_t* host, Body&& body) noexcept {
+  if (host == nullptr) return MakeCStatus(ErrorCode::kInvalidArgument, "no host (rxt_host_api_t.host) given");
+  try {
+    return body(*host->record);
+  } catch (const std::exception& e) {
+    return MakeCStatus(ErrorCode::kInternal, e.what());
+  } catch (...) {
+    return MakeCStatus(ErrorCode::kInternal, "unknown error");
+  }
+}
+
+rxt_status_t RegisterOptimizer(rxt_host_t* host, const rxt_optimizer_t* optimizer) noexcept {
+  return Guarded(host, [&](PluginRecord& record) { return StageOptimizer(record, optimizer); });
+}
+rxt_status_t RegisterLoss(rxt_host_t* host, const rxt_loss_t* loss) noexcept {
+  return Guarded(host, [&](PluginRecord& record) { return StageLoss(record, loss); });
+}
+rxt_status_t RegisterGradientRule(rxt_host_t* host, const rxt_gradient_rule_t* rule) noexcept {
+  return Guarded(host, [&](PluginRecord& record) { return StageGradientRule(record, rule); });
+}
+rxt_status_t RegisterBackend(rxt_host_t* host, const rxt_backend_t* backend) noexcept {
+  return Guarded(host, [&](PluginRecord& record) { return StageBackend(record, backend); });
+}
+rxt_status_t RegisterExtern(rxt_host_t* host, const rxt_extern_t* function) noexcept {
+  return Guarded(host, [&](PluginRecord& record) { return StageExtern(record, function); });
+}
+
+// ---- Registration, versions 1 and 2 (the abi2_* slots).
+
 template <PluginItemKind kKind>
-rxt_code_t Register(rxt_host_t* host, const rxt_plugin_item_t* item) noexcept {
+rxt_code_t Abi2Register(rxt_host_t* host, const abi2::Item* item) noexcept {
   if (host == nullptr) return RXT_INVALID_ARGUMENT;
   try {
-    return StageItem(*host->record, kKind, item);
+    return StageAbi2Item(*host->record, kKind, item);
   } catch (...) {
     return RXT_INTERNAL;
   }
 }
 
-rxt_code_t RegisterExtern(rxt_host_t* host, const char* name,
-                          int (*function)(void* const*, int, void*, char*, size_t), void* user_data) noexcept {
+rxt_code_t Abi2RegisterExtern(rxt_host_t* host, const char* name, abi2::ExternFn function, void* user_data) noexcept {
   if (host == nullptr) return RXT_INVALID_ARGUMENT;
   try {
     PluginRecord& record = *host->record;
     if (!record.registering) return RXT_FAILED_PRECONDITION;
-    auto reject = [&](rxt_code_t code, std::string message) {
-      record.errors.emplace_back(static_cast<ErrorCode>(code), std::move(message));
-      return code;
-    };
-    if (name == nullptr || name[0] == '\0') return reject(RXT_INVALID_ARGUMENT, "registers an extern function without a name");
-    if (function == nullptr) return reject(RXT_INVALID_ARGUMENT, StrCat("registers extern function '", name, "' without a function"));
-    bool twice = std::any_of(record.staged_externs.begin(), record.staged_externs.end(),
-                             [&](const PluginRecord::StagedExtern& e) { return e.name == name; });
-    if (twice) return reject(RXT_ALREADY_EXISTS, StrCat("registers extern function '", name, "' twice"));
-    if (ExternRegistry::Global().Find(name)) {
-      return reject(RXT_ALREADY_EXISTS, StrCat("extern function '", name, "' is already registered"));
+    if (name == nullptr || name[0] == '\0') {
+      record.errors.emplace_back(ErrorCode::kInvalidArgument, "registers an extern function without a name");
+      return RXT_INVALID_ARGUMENT;
     }
-    record.staged_externs.push_back({name, function, user_data});
-    return RXT_OK;
+    if (function == nullptr) {
+      record.errors.emplace_back(ErrorCode::kInvalidArgument,
+                                 StrCat("registers extern function '", name, "' without a function"));
+      return RXT_INVALID_ARGUMENT;
+    }
+    CStatusPtr status(StageExtern(record, record.abi2_adapters.Extern(name, function, user_data)));
+    return status == nullptr ? RXT_OK : status->code;
   } catch (...) {
     return RXT_INTERNAL;
   }
 }
 
-bool HasV1Fields(const rxt_plugin_item_t& item) {
-  return item.struct_size >= offsetof(rxt_plugin_item_t, user_data) + sizeof(item.user_data);
+template <typename Fn>
+rxt_abi2_fn_t Slot(Fn function) {
+  return reinterpret_cast<rxt_abi2_fn_t>(function);
 }
 
 }  // namespace
@@ -75,51 +114,21 @@ void InitHostApi(PluginRecord& record) {
   record.api.abi_version = RXT_PLUGIN_ABI_VERSION;
   record.api.host = &record.handle;
   record.api.log = &Log;
-  record.api.register_optimizer = &Register<PluginItemKind::kOptimizer>;
-  record.api.register_loss = &Register<PluginItemKind::kLoss>;
-  record.api.register_gradient = &Register<PluginItemKind::kGradient>;
-  record.api.register_backend = &Register<PluginItemKind::kBackend>;
-  record.api.register_extern = &RegisterExtern;
+  record.api.abi2_register_optimizer = Slot<abi2::RegisterItemFn>(&Abi2Register<PluginItemKind::kOptimizer>);
+  record.api.abi2_register_loss = Slot<abi2::RegisterItemFn>(&Abi2Register<PluginItemKind::kLoss>);
+  record.api.abi2_register_gradient = Slot<abi2::RegisterItemFn>(&Abi2Register<PluginItemKind::kGradient>);
+  record.api.abi2_register_backend = Slot<abi2::RegisterItemFn>(&Abi2Register<PluginItemKind::kBackend>);
+  record.api.abi2_register_extern = Slot<abi2::RegisterExternFn>(&Abi2RegisterExtern);
   record.api.kernel_runtime = &KernelRuntime();
-}
-
-rxt_code_t StageItem(PluginRecord& record, PluginItemKind kind, const rxt_plugin_item_t* item) {
-  const char* kind_name = PluginItemKindName(kind);
-  auto reject = [&](rxt_code_t code, std::string message) {
-    record.errors.emplace_back(static_cast<ErrorCode>(code), std::move(message));
-    return code;
-  };
-  if (!record.registering) {
-    // Not an error of the load (it is over): the plugin only learns from the returned code.
-    return RXT_FAILED_PRECONDITION;
-  }
-  if (item == nullptr) return reject(RXT_INVALID_ARGUMENT, StrCat("registers a null ", kind_name));
-  if (!HasV1Fields(*item)) {
-    return reject(RXT_INVALID_ARGUMENT, StrCat("registers a ", kind_name, " whose struct_size (",
-                                               item->struct_size, ") is too small"));
-  }
-  if (item->name == nullptr || item->name[0] == '\0') {
-    return reject(RXT_INVALID_ARGUMENT, StrCat("registers a ", kind_name, " without a name"));
-  }
-  std::string name = item->name;
-  bool twice = std::any_of(record.staged.begin(), record.staged.end(),
-                           [&](const PluginItem& staged) { return staged.kind == kind && staged.name == name; });
-  if (twice) return reject(RXT_ALREADY_EXISTS, StrCat("registers ", kind_name, " '", name, "' twice"));
-  if (record.owner_of) {
-    std::string owner = record.owner_of(kind, name);
-    if (!owner.empty()) {
-      return reject(RXT_ALREADY_EXISTS,
-                    StrCat(kind_name, " '", name, "' is already provided by plugin ", owner));
-    }
-  }
-  PluginItem staged;
-  staged.kind = kind;
-  staged.name = std::move(name);
-  staged.summary = item->summary != nullptr ? item->summary : "";
-  staged.callback = item->callback;
-  staged.user_data = item->user_data;
-  record.staged.push_back(std::move(staged));
-  return RXT_OK;
+  record.api.status_create = &StatusCreate;
+  record.api.status_code = &StatusCode;
+  record.api.status_message = &StatusMessage;
+  record.api.status_free = &StatusFree;
+  record.api.register_optimizer = &RegisterOptimizer;
+  record.api.register_loss = &RegisterLoss;
+  record.api.register_gradient_rule = &RegisterGradientRule;
+  record.api.register_backend = &RegisterBackend;
+  record.api.register_extern = &RegisterExtern;
 }
 
 }  // namespace rxt::plugin_detail

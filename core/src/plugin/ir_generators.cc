@@ -4,30 +4,38 @@
 
 #include "ir_api_internal.h"
 #include "rxt/ir/printer.h"
+#include "rxt/support/c_status.h"
 #include "rxt/support/message_text.h"
 
 namespace rxt {
 namespace {
 
-/// The item's callback as |Fn|; throws if the plugin cannot provide a typed one.
-template <typename Fn>
-Fn TypedCallback(const PluginItem& item) {
+/// The item's vtable; throws if the plugin cannot provide one (an item known by name only).
+template <typename VTable>
+const VTable& UsableVTable(const PluginItem& item, const VTable* vtable) {
   if (item.abi_version < 2) {
     Throw(ErrorCode::kFailedPrecondition, DescribeItem(item), " comes from a plugin of ABI version ",
           item.abi_version, ", whose callbacks are not typed IR generators (they are from version 2): rebuild the "
           "plugin against rxt/plugin.h");
   }
-  if (item.callback == nullptr) Throw(ErrorCode::kFailedPrecondition, DescribeItem(item), " has no callback");
-  return reinterpret_cast<Fn>(item.callback);
+  if (vtable == nullptr) Throw(ErrorCode::kFailedPrecondition, DescribeItem(item), " has no callback");
+  return *vtable;
 }
 
-/// Throws the builder's error (or a generic one for a failing code) prefixed by the item.
-void CheckOutcome(const PluginItem& item, const IRBuilderHost& host, rxt_code_t code) {
-  if (host.failed()) Throw(ErrorCode::kInvalidArgument, DescribeItem(item), ": ", host.error());
-  if (code != RXT_OK) {
-    Throw(ErrorCode::kInvalidArgument, DescribeItem(item), ": failed with ",
-          ErrorCodeName(static_cast<ErrorCode>(code)), " without a message");
+/// Takes the status an IR generator returned; throws its failure prefixed by the item: the
+/// status's code and message (the builder's first error when the message is empty), else the
+/// builder's error as an invalid argument.
+void CheckOutcome(const PluginItem& item, const IRBuilderHost& host, rxt_status_t status) {
+  CStatusPtr failure(status);
+  if (failure != nullptr) {
+    ErrorCode code = ErrorCodeFromC(failure->code);
+    if (code == ErrorCode::kOk) code = ErrorCode::kUnknown;
+    const std::string& message = !failure->message.empty() ? failure->message
+                                 : host.failed()            ? host.error()
+                                                            : StrCat("failed with ", ErrorCodeName(code), " without a message");
+    Throw(code, DescribeItem(item), ": ", message);
   }
+  if (host.failed()) Throw(ErrorCode::kInvalidArgument, DescribeItem(item), ": ", host.error());
 }
 
 /// Whether an adjoint of struct info |grad| can stand for a value of struct info |value|: same
@@ -62,7 +70,7 @@ FGradient GradientAttribute(const PluginItem& rule) {
   FGradient attribute;
   attribute.origin = DescribeItem(rule);
   attribute.plugin = rule.plugin;
-  if (rule.abi_version < 2 || rule.callback == nullptr) {
+  if (rule.abi_version < 2 || rule.gradient_rule == nullptr) {
     attribute.unusable = StrCat("has no typed callback: a plugin of ABI version ", rule.abi_version);
     return attribute;
   }
@@ -75,15 +83,15 @@ FGradient GradientAttribute(const PluginItem& rule) {
 
 std::vector<Expr> CallGradientRule(const PluginItem& rule, BlockBuilder& builder, const Expr& call,
                                    const Expr& output, const Expr& output_grad, IRBuilderHost::Options options) {
-  auto fn = TypedCallback<rxt_gradient_rule_fn>(rule);
+  const rxt_gradient_rule_t& vtable = UsableVTable(rule, rule.gradient_rule);
   const auto* call_node = call->As<CallNode>();
   RXT_CHECK(call_node != nullptr, "a gradient rule is called for a call");
   const std::vector<Expr>& args = ir_api::CallArgs(*call_node);
   IRBuilderHost host(builder, options);
   std::vector<rxt_ir_expr_t> grads(args.size(), nullptr);
-  rxt_code_t code = fn(IRBuilderHost::Api(), host.handle(), host.Wrap(call), host.Wrap(output), host.Wrap(output_grad),
-                       grads.data());
-  CheckOutcome(rule, host, code);
+  rxt_status_t status = vtable.build(vtable.state, IRBuilderHost::Api(), host.handle(), host.Wrap(call),
+                                     host.Wrap(output), host.Wrap(output_grad), grads.data());
+  CheckOutcome(rule, host, status);
   std::vector<Expr> result;
   for (size_t i = 0; i < args.size(); ++i) {
     if (grads[i] == nullptr) {
@@ -106,12 +114,13 @@ std::vector<Expr> CallGradientRule(const PluginItem& rule, BlockBuilder& builder
 
 GeneratedLoss CallLoss(const PluginItem& loss, BlockBuilder& builder, const std::string& options,
                        const Expr& prediction) {
-  auto fn = TypedCallback<rxt_loss_fn>(loss);
+  const rxt_loss_t& vtable = UsableVTable(loss, loss.loss);
   IRBuilderHost host(builder, {.allow_params = true});
   host.AddSymbols(GetStructInfo(prediction));
   rxt_ir_expr_t result = nullptr;
-  rxt_code_t code = fn(IRBuilderHost::Api(), host.handle(), options.c_str(), host.Wrap(prediction), &result);
-  CheckOutcome(loss, host, code);
+  rxt_status_t status =
+      vtable.build(vtable.state, IRBuilderHost::Api(), host.handle(), options.c_str(), host.Wrap(prediction), &result);
+  CheckOutcome(loss, host, status);
   Expr value = host.Unwrap(result);
   if (value == nullptr) Throw(ErrorCode::kInvalidArgument, DescribeItem(loss), ": returned no loss");
   const auto* tensor = GetStructInfo(value)->As<TensorSINode>();
@@ -124,7 +133,7 @@ GeneratedLoss CallLoss(const PluginItem& loss, BlockBuilder& builder, const std:
 
 GeneratedUpdate CallOptimizer(const PluginItem& optimizer, BlockBuilder& builder, const std::string& options,
                               const std::vector<Expr>& params, const std::vector<Expr>& grads) {
-  auto fn = TypedCallback<rxt_optimizer_fn>(optimizer);
+  const rxt_optimizer_t& vtable = UsableVTable(optimizer, optimizer.optimizer);
   RXT_CHECK(params.size() == grads.size(), "one gradient per parameter");
   IRBuilderHost host(builder, {.allow_states = true});
   std::vector<rxt_ir_expr_t> param_handles, grad_handles;
@@ -134,9 +143,10 @@ GeneratedUpdate CallOptimizer(const PluginItem& optimizer, BlockBuilder& builder
     grad_handles.push_back(host.Wrap(grads[i]));
   }
   std::vector<rxt_ir_expr_t> updated(params.size(), nullptr);
-  rxt_code_t code = fn(IRBuilderHost::Api(), host.handle(), options.c_str(), param_handles.data(), grad_handles.data(),
-                       static_cast<int>(params.size()), updated.data());
-  CheckOutcome(optimizer, host, code);
+  rxt_status_t status = vtable.build(vtable.state, IRBuilderHost::Api(), host.handle(), options.c_str(),
+                                     param_handles.data(), grad_handles.data(), static_cast<int>(params.size()),
+                                     updated.data());
+  CheckOutcome(optimizer, host, status);
   GeneratedUpdate update;
   for (size_t i = 0; i < params.size(); ++i) {
     Expr value = host.Unwrap(updated[i]);

@@ -1,10 +1,10 @@
 #include "rxt/plugin/kernel_library_emitter.h"
 
-#include <cstring>
 #include <filesystem>
 
 #include "rxt/plugin.h"
 #include "rxt/plugin/plugin_kernel_provider.h"
+#include "rxt/support/c_status.h"
 #include "rxt/support/error.h"
 
 namespace rxt {
@@ -14,8 +14,8 @@ void EmitKernelLibrary(Executable& exec, const std::string& path, PluginHost& ho
   if (!host.Find(PluginItemKind::kBackend, backend_name)) host.LoadSearchPath();
   // Find checks the backend's table (and names the loaded backends if it is missing).
   PluginKernelProvider provider = PluginKernelProvider::Find(backend_name, host);
-  const auto& backend = *static_cast<const rxt_backend_t*>(provider.item().user_data);
-  if (!RXT_BACKEND_HAS(&backend, emit_library) || backend.emit_library == nullptr) {
+  const rxt_backend_t& backend = *provider.item().backend;
+  if (!RXT_VTABLE_HAS(rxt_backend_t, &backend, emit_library) || backend.emit_library == nullptr) {
     Throw(ErrorCode::kFailedPrecondition, "backend '", backend_name,
           "' cannot compile kernels ahead of time (its plugin offers no emit_library); use a backend that can, such "
           "as cpu");
@@ -28,14 +28,8 @@ void EmitKernelLibrary(Executable& exec, const std::string& path, PluginHost& ho
     kernels.push_back({k.name.c_str(), k.portable.data(), k.portable.size(), symbols[i].c_str()});
   }
   std::string absolute = std::filesystem::absolute(path).lexically_normal().string();
-  char error[2048] = {};
-  rxt_code_t code =
-      backend.emit_library(backend.state, kernels.data(), kernels.size(), absolute.c_str(), error, sizeof error);
-  if (code != RXT_OK) {
-    std::string message(error, strnlen(error, sizeof error));
-    Throw(static_cast<ErrorCode>(code), "backend '", backend_name, "': cannot build the kernel library '", path,
-          "': ", message.empty() ? "failed without a message" : message);
-  }
+  ThrowIfFailed(backend.emit_library(backend.state, kernels.data(), kernels.size(), absolute.c_str()),
+                StrCat("backend '", backend_name, "': cannot build the kernel library '", path, "'"));
   for (size_t i = 0; i < exec.kernels.size(); ++i) exec.kernels[i].aot_symbol = symbols[i];
   exec.aot_library = absolute;
 }

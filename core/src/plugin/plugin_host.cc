@@ -8,11 +8,13 @@
 #include "plugin_record.h"
 #include "rxt/ir/op.h"
 #include "rxt/plugin/ir_generators.h"
+#include "rxt/support/c_status.h"
 #include "rxt/support/message_text.h"
 #include "rxt/runtime/extern.h"
 
 namespace rxt {
 
+namespace abi2 = plugin_detail::abi2;
 using plugin_detail::PluginRecord;
 
 namespace {
@@ -27,18 +29,43 @@ void LogToStderr(rxt_log_level_t level, const std::string& plugin, const std::st
             << message << "\n";
 }
 
-/// The descriptor's fields are read only once its struct_size shows they are there.
-template <typename Field>
-bool DescriptorHas(const rxt_plugin_descriptor_t& d, const Field& field) {
+/// A descriptor's fields are read only once its struct_size shows they are there.
+template <typename Descriptor, typename Field>
+bool DescriptorHas(const Descriptor& d, const Field& field) {
   auto offset = reinterpret_cast<const char*>(&field) - reinterpret_cast<const char*>(&d);
   return d.struct_size >= static_cast<size_t>(offset) + sizeof(Field);
 }
 
-/// Stages the descriptor's item lists after the items the plugin registered by calls.
+/// Records an error for a list that has a count but no array.
+bool HasArray(PluginRecord& record, const void* array, size_t count, const char* kind_name) {
+  if (count == 0 || array != nullptr) return true;
+  record.errors.emplace_back(ErrorCode::kInvalidArgument,
+                             StrCat("descriptor lists ", count, " ", kind_name, "(s) but no array"));
+  return false;
+}
+
+/// Stages one list of vtables (version 3); statuses are errors already recorded.
+template <typename VTable>
+void StageList(PluginRecord& record, const VTable* const* list, size_t count, const char* kind_name,
+               rxt_status_t (*stage)(PluginRecord&, const VTable*)) {
+  if (!HasArray(record, list, count, kind_name)) return;
+  for (size_t i = 0; i < count; ++i) FreeCStatus(stage(record, list[i]));
+}
+
+/// Stages the descriptor's lists after the items the plugin registered by calls (version 3).
 void StageDescriptorItems(PluginRecord& record, const rxt_plugin_descriptor_t& d) {
+  StageList(record, d.optimizers, d.num_optimizers, "optimizer", &plugin_detail::StageOptimizer);
+  StageList(record, d.losses, d.num_losses, "loss", &plugin_detail::StageLoss);
+  StageList(record, d.gradient_rules, d.num_gradient_rules, "gradient", &plugin_detail::StageGradientRule);
+  StageList(record, d.backends, d.num_backends, "backend", &plugin_detail::StageBackend);
+  StageList(record, d.externs, d.num_externs, "extern function", &plugin_detail::StageExtern);
+}
+
+/// The same for a descriptor of version 1 or 2, whose lists are arrays of items.
+void StageAbi2DescriptorItems(PluginRecord& record, const abi2::Descriptor& d) {
   struct List {
     PluginItemKind kind;
-    const rxt_plugin_item_t* items;
+    const abi2::Item* items;
     size_t count;
   };
   const List lists[] = {{PluginItemKind::kOptimizer, d.optimizers, d.num_optimizers},
@@ -46,17 +73,34 @@ void StageDescriptorItems(PluginRecord& record, const rxt_plugin_descriptor_t& d
                         {PluginItemKind::kGradient, d.gradients, d.num_gradients},
                         {PluginItemKind::kBackend, d.backends, d.num_backends}};
   for (const List& list : lists) {
-    if (list.count > 0 && list.items == nullptr) {
-      record.errors.emplace_back(ErrorCode::kInvalidArgument,
-                                 StrCat("descriptor lists ", list.count, " ", PluginItemKindName(list.kind),
-                                        "(s) but no array"));
-      continue;
-    }
-    for (size_t i = 0; i < list.count; ++i) plugin_detail::StageItem(record, list.kind, &list.items[i]);
+    if (!HasArray(record, list.items, list.count, PluginItemKindName(list.kind))) continue;
+    for (size_t i = 0; i < list.count; ++i) plugin_detail::StageAbi2Item(record, list.kind, &list.items[i]);
   }
 }
 
-/// Reads and checks the descriptor into record.info; records errors.
+/// Checks that a descriptor is large enough for its version's lists and has a name, then reads
+/// it into record.info; records errors.
+template <typename Descriptor, typename LastField>
+bool ReadDescriptorInfo(PluginRecord& record, const Descriptor& d, const LastField& last) {
+  if (!DescriptorHas(d, last)) {
+    record.errors.emplace_back(ErrorCode::kInvalidArgument,
+                               StrCat("returned a descriptor of ", d.struct_size, " bytes; ABI version ",
+                                      d.abi_version, " needs ", sizeof(Descriptor)));
+    return false;
+  }
+  if (d.name == nullptr || d.name[0] == '\0') {
+    record.errors.emplace_back(ErrorCode::kInvalidArgument, "returned a descriptor without a name");
+    return false;
+  }
+  record.info.name = d.name;
+  record.info.version = d.version != nullptr ? d.version : "";
+  record.info.summary = d.summary != nullptr ? d.summary : "";
+  record.info.abi_version = d.abi_version;
+  return true;
+}
+
+/// Reads and checks the descriptor into record.info and stages its lists; records errors. Its
+/// version (at the same place in every version) says how to read the rest.
 void ReadDescriptor(PluginRecord& record, const rxt_plugin_descriptor_t& d) {
   if (!DescriptorHas(d, d.abi_version)) {
     record.errors.emplace_back(ErrorCode::kInvalidArgument, "returned a descriptor too small to hold its ABI version");
@@ -68,21 +112,12 @@ void ReadDescriptor(PluginRecord& record, const rxt_plugin_descriptor_t& d) {
                                       RXT_PLUGIN_ABI_MIN_VERSION, " to ", RXT_PLUGIN_ABI_VERSION));
     return;
   }
-  if (!DescriptorHas(d, d.num_backends)) {
-    record.errors.emplace_back(ErrorCode::kInvalidArgument,
-                               StrCat("returned a descriptor of ", d.struct_size, " bytes; ABI version ",
-                                      d.abi_version, " needs ", sizeof(rxt_plugin_descriptor_t)));
+  if (d.abi_version >= 3) {
+    if (ReadDescriptorInfo(record, d, d.num_externs)) StageDescriptorItems(record, d);
     return;
   }
-  if (d.name == nullptr || d.name[0] == '\0') {
-    record.errors.emplace_back(ErrorCode::kInvalidArgument, "returned a descriptor without a name");
-    return;
-  }
-  record.info.name = d.name;
-  record.info.version = d.version != nullptr ? d.version : "";
-  record.info.summary = d.summary != nullptr ? d.summary : "";
-  record.info.abi_version = d.abi_version;
-  StageDescriptorItems(record, d);
+  const auto& old = reinterpret_cast<const abi2::Descriptor&>(d);
+  if (ReadDescriptorInfo(record, old, old.num_backends)) StageAbi2DescriptorItems(record, old);
 }
 
 }  // namespace
@@ -113,7 +148,8 @@ void PluginHost::CheckGradientRulesNameOps(PluginRecord& record) const {
   const OpRegistry& registry = OpRegistry::Global();
   std::vector<std::string> ops;
   for (const OpDef* op : registry.List()) ops.push_back(op->name());
-  for (const PluginItem& item : record.staged) {
+  for (const PluginRecord::StagedItem& staged : record.staged) {
+    const PluginItem& item = staged.item;
     if (item.kind != PluginItemKind::kGradient || registry.Find(item.name) != nullptr) continue;
     std::string closest = ClosestName(item.name, ops);
     record.errors.emplace_back(ErrorCode::kNotFound,
@@ -220,10 +256,12 @@ PluginInfo PluginHost::Negotiate(const std::shared_ptr<PluginRecord>& record) {
 void PluginHost::Register(const std::shared_ptr<PluginRecord>& record) {
   std::shared_ptr<const void> keep_alive = record;
   std::vector<PluginItem> rules;
-  for (PluginItem& item : record->staged) {
+  for (PluginRecord::StagedItem& staged : record->staged) {
+    PluginItem& item = staged.item;
     item.plugin = record->info.name;
     item.abi_version = record->info.abi_version;
     item.keep_alive = keep_alive;
+    if (staged.abi2) plugin_detail::AdaptAbi2Item(*record, item, *staged.abi2);
     record->info.items[KindIndex(item.kind)].push_back(item.name);
     if (item.kind == PluginItemKind::kGradient) rules.push_back(item);
     items_[KindIndex(item.kind)].push_back(std::move(item));
@@ -239,17 +277,13 @@ void PluginHost::Register(const std::shared_ptr<PluginRecord>& record) {
     });
   }
   // An extern function keeps the library loaded while the registry holds it.
-  for (PluginRecord::StagedExtern& e : record->staged_externs) {
-    auto function = e.function;
-    void* user_data = e.user_data;
-    std::string name = e.name;
+  for (const PluginRecord::StagedExtern& e : record->staged_externs) {
+    rxt_extern_fn_t function = e.vtable->function;
+    void* state = e.vtable->state;
     ExternRegistry::Global().Register(
-        name, [function, user_data, name, keep_alive](DLTensor* const* args, int num_args) {
-          char error[512] = {0};
-          int rc = function(reinterpret_cast<void* const*>(args), num_args, user_data, error, sizeof(error));
-          if (rc != 0) Throw(ErrorCode::kInvalidArgument, error[0] != '\0' ? error : "failed (no message)");
-        });
-    record->externs.push_back(name);
+        e.name, [function, state, context = StrCat("extern function '", e.name, "'"), keep_alive](
+                    DLTensor* const* args, int num_args) { ThrowIfFailed(function(state, args, num_args), context); });
+    record->externs.push_back(e.name);
   }
   record->staged_externs.clear();
   record->last_log.clear();

@@ -5,41 +5,35 @@
 #include <utility>
 #include <vector>
 
+#include "rxt/support/c_status.h"
 #include "rxt/support/error.h"
 #include "rxt/support/message_text.h"
 
 namespace rxt {
 namespace {
 
-// Room for a plugin's error message; longer ones are cut.
-constexpr size_t kErrorCapacity = 1024;
+// Longer messages from a backend are cut.
+constexpr size_t kMessageLimit = 1000;
 
-std::string Message(const char* buffer) {
-  std::string message(buffer, strnlen(buffer, kErrorCapacity));
-  return message.empty() ? "failed without a message" : message;
+/// Takes a backend's status; throws its code and message after |context| when it is a failure.
+void CheckBackendStatus(rxt_status_t status, const std::string& context) {
+  CStatusPtr failure(status);
+  if (failure == nullptr) return;
+  ErrorCode code = ErrorCodeFromC(failure->code);
+  const std::string& message = failure->message.empty() ? "failed without a message" : failure->message;
+  Throw(code == ErrorCode::kOk ? ErrorCode::kUnknown : code, context, ": ", MessageText(message, kMessageLimit));
 }
 
 const rxt_backend_t& CheckedBackend(const PluginItem& item) {
-  std::string where = StrCat("backend '", item.name, "' (plugin '", item.plugin, "')");
   if (item.kind != PluginItemKind::kBackend) {
     Throw(ErrorCode::kInvalidArgument, "'", item.name, "' is a ", PluginItemKindName(item.kind), ", not a backend");
   }
-  if (item.user_data == nullptr) {
-    Throw(ErrorCode::kFailedPrecondition, where, " cannot run kernels: the plugin gives no rxt_backend_t");
+  if (item.unusable) throw *item.unusable;
+  if (item.backend == nullptr) {
+    Throw(ErrorCode::kFailedPrecondition, "backend '", item.name, "' (plugin '", item.plugin,
+          "') cannot run kernels: the plugin gives no rxt_backend_t");
   }
-  const auto& backend = *static_cast<const rxt_backend_t*>(item.user_data);
-  if (backend.struct_size < offsetof(rxt_backend_t, free_kernel) + sizeof(backend.free_kernel)) {
-    Throw(ErrorCode::kInvalidArgument, where, ": its rxt_backend_t is too small (struct_size ", backend.struct_size,
-          ")");
-  }
-  if (backend.name == nullptr || item.name != backend.name) {
-    Throw(ErrorCode::kInvalidArgument, where, ": its rxt_backend_t is named '",
-          backend.name == nullptr ? "" : backend.name, "'");
-  }
-  if (backend.load_kernel == nullptr || backend.call_kernel == nullptr || backend.free_kernel == nullptr) {
-    Throw(ErrorCode::kInvalidArgument, where, ": its rxt_backend_t lacks a callback");
-  }
-  return backend;
+  return *item.backend;  // the host checked its struct_size and functions when it was registered
 }
 
 class PluginKernel : public Kernel {
@@ -51,15 +45,8 @@ class PluginKernel : public Kernel {
   PluginKernel& operator=(const PluginKernel&) = delete;
 
   void Call(DLTensor* const* args, int num_args) override {
-    // DLTensor* and void* share their representation: the array is passed as it is (a call
-    // allocates nothing). The message buffer is only read when the call fails.
-    char error[kErrorCapacity];
-    error[0] = '\0';
-    rxt_code_t code = backend_->call_kernel(backend_->state, handle_, reinterpret_cast<void* const*>(args), num_args,
-                                            error, sizeof(error));
-    if (code != RXT_OK) {
-      Throw(static_cast<ErrorCode>(code), "backend '", item_.name, "': kernel ", Quoted(name_), ": ", MessageText(Message(error), 1000));
-    }
+    rxt_status_t status = backend_->call_kernel(backend_->state, handle_, args, num_args);
+    if (status != nullptr) CheckBackendStatus(status, StrCat("backend '", item_.name, "': kernel ", Quoted(name_)));
   }
 
  private:
@@ -89,12 +76,12 @@ PluginKernelProvider::PluginKernelProvider(PluginItem item) : item_(std::move(it
 }
 
 std::unique_ptr<Kernel> PluginKernelProvider::Load(const KernelRecord& record) {
-  char error[kErrorCapacity] = {};
-  void* handle = backend_->load_kernel(backend_->state, record.name.c_str(), record.portable.data(),
-                                       record.portable.size(), error, sizeof(error));
-  if (handle == nullptr) {
-    Throw(ErrorCode::kDataLoss, "backend '", item_.name, "': kernel ", Quoted(record.name), ": ", MessageText(Message(error), 1000));
-  }
+  void* handle = nullptr;
+  rxt_status_t status = backend_->load_kernel(backend_->state, record.name.c_str(), record.portable.data(),
+                                              record.portable.size(), &handle);
+  std::string context = StrCat("backend '", item_.name, "': kernel ", Quoted(record.name));
+  CheckBackendStatus(status, context);
+  if (handle == nullptr) Throw(ErrorCode::kInternal, context, ": load_kernel succeeded without a kernel");
   return std::make_unique<PluginKernel>(item_, backend_, record.name, handle);
 }
 

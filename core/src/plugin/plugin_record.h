@@ -3,12 +3,15 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <boost/dll/shared_library.hpp>
 
+#include "abi2.h"
+#include "abi2_adapters.h"
 #include "rxt/plugin.h"
 #include "rxt/plugin/plugin_host.h"
 
@@ -39,29 +42,47 @@ struct PluginRecord {
   // Registration state, used only while the entry point runs.
   bool registering = false;
   std::function<std::string(PluginItemKind, const std::string&)> owner_of;  // "" if free
-  std::vector<PluginItem> staged;
-  /// External functions registered with host_api->register_extern, committed with the items.
+  /// An item to register. |abi2| holds the raw item of a plugin of version 1 or 2, adapted when
+  /// the load commits (the version the plugin speaks, known only then, decides how).
+  struct StagedItem {
+    PluginItem item;
+    std::optional<abi2::Item> abi2;
+  };
+  std::vector<StagedItem> staged;
+  /// External functions to register, committed with the items.
   struct StagedExtern {
     std::string name;
-    int (*function)(void* const* args, int num_args, void* user_data, char* error, size_t error_size);
-    void* user_data;
+    const rxt_extern_t* vtable;
   };
   std::vector<StagedExtern> staged_externs;
   /// The names it registered in the ExternRegistry (which keeps the library loaded).
   std::vector<std::string> externs;
   std::vector<std::pair<ErrorCode, std::string>> errors;
   std::string last_log;
+  /// The vtables that stand in for the items of a plugin of version 1 or 2.
+  Abi2Adapters abi2_adapters;
 };
 
 /// Opens |path| (absolute) as a plugin library and finds its entry point. Throws rxt::Error
 /// naming the file: missing file, not a regular file, not a shared library, no entry point.
 std::shared_ptr<PluginRecord> OpenPluginLibrary(const std::string& path);
 
-/// Fills record.api with the host's functions (log, register_*).
+/// Fills record.api with the host's functions (log, statuses, register_*).
 void InitHostApi(PluginRecord& record);
 
-/// Checks |item| and stages it under |kind| (rejects bad items and taken names, recording the
-/// error in record.errors). Shared by the register_* functions and the descriptor's lists.
-rxt_code_t StageItem(PluginRecord& record, PluginItemKind kind, const rxt_plugin_item_t* item);
+/// Check an item and stage it (rejecting bad items and taken names, recording the error in
+/// record.errors); shared by the register functions and the descriptor's lists. Version 3: a
+/// vtable of its kind; the status is the plugin's to free. Versions 1 and 2: an rxt_plugin_item_t.
+rxt_status_t StageOptimizer(PluginRecord& record, const rxt_optimizer_t* optimizer);
+rxt_status_t StageLoss(PluginRecord& record, const rxt_loss_t* loss);
+rxt_status_t StageGradientRule(PluginRecord& record, const rxt_gradient_rule_t* rule);
+rxt_status_t StageBackend(PluginRecord& record, const rxt_backend_t* backend);
+rxt_status_t StageExtern(PluginRecord& record, const rxt_extern_t* function);
+rxt_code_t StageAbi2Item(PluginRecord& record, PluginItemKind kind, const abi2::Item* item);
+
+/// Gives a staged item of a plugin of version 1 or 2 the vtable that stands in for it (none for
+/// one known by name only; for a backend that cannot run kernels, the reason in item.unusable).
+/// item.plugin and item.abi_version must be set.
+void AdaptAbi2Item(PluginRecord& record, PluginItem& item, const abi2::Item& raw);
 
 }  // namespace rxt::plugin_detail

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "rxt/compiled_kernel.h"
-#include "rxt/kernel_binding.h"
+#include "rxt/plugin_support/kernel_binding.h"
 #include "rxt/runtime/thread_pool.h"
 #include "rxt/support/error.h"
 
@@ -81,7 +81,7 @@ std::string MissingCpuFeatures(const char* features) {
 class AotKernel : public Kernel {
  public:
   AotKernel(std::shared_ptr<AotKernelProvider::Library> library, rxt_compiled_kernel_fn function,
-            kernel_binding::KernelBinder binder)
+            plugin_support::kernel_binding::KernelBinder binder)
       : library_(std::move(library)), function_(function), binder_(std::move(binder)), call_(binder_.NewCall()) {}
 
   void Call(DLTensor* const* args, int num_args) override {
@@ -99,8 +99,8 @@ class AotKernel : public Kernel {
  private:
   std::shared_ptr<AotKernelProvider::Library> library_;  // keeps the code loaded
   rxt_compiled_kernel_fn function_;
-  kernel_binding::KernelBinder binder_;
-  kernel_binding::BoundCall call_;  // one call at a time per kernel, as the VM calls them
+  plugin_support::kernel_binding::KernelBinder binder_;
+  plugin_support::kernel_binding::BoundCall call_;  // one call at a time per kernel, as the VM calls them
   std::string error_;
 };
 
@@ -123,9 +123,9 @@ AotKernelProvider::AotKernelProvider(const std::string& path, std::string backen
     Throw(ErrorCode::kFailedPrecondition, where, " has library version ", info->version, " (this runtime reads ",
           RXT_AOT_LIBRARY_VERSION, "): rebuild it");
   }
-  if (info->kernel_format != kernel_format::kFormatVersion) {
+  if (info->kernel_format != plugin_support::kernel_format::kFormatVersion) {
     Throw(ErrorCode::kFailedPrecondition, where, " was built from kernel format ", info->kernel_format,
-          " (this runtime reads ", kernel_format::kFormatVersion, "): rebuild it");
+          " (this runtime reads ", plugin_support::kernel_format::kFormatVersion, "): rebuild it");
   }
   std::string missing = MissingCpuFeatures(info->target_features);
   if (!missing.empty()) {
@@ -154,9 +154,9 @@ std::unique_ptr<Kernel> AotKernelProvider::Load(const KernelRecord& record) {
     Throw(ErrorCode::kNotFound, where, ": the symbol '", record.aot_symbol, "' is missing from '", library_->path,
           "' (a library built for another executable?)");
   }
-  kernel_format::DecodeResult decoded = kernel_format::DecodeKernel(record.portable.data(), record.portable.size());
+  plugin_support::kernel_format::DecodeResult decoded = plugin_support::kernel_format::DecodeKernel(record.portable.data(), record.portable.size());
   if (!decoded.ok()) Throw(ErrorCode::kDataLoss, where, ": ", decoded.error);
-  kernel_binding::KernelBinder binder(std::move(decoded.kernel));
+  plugin_support::kernel_binding::KernelBinder binder(std::move(decoded.kernel));
   if (!binder.error().empty()) Throw(ErrorCode::kDataLoss, where, ": ", binder.error());
   return std::make_unique<AotKernel>(library_, reinterpret_cast<rxt_compiled_kernel_fn>(symbol), std::move(binder));
 }

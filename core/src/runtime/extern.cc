@@ -1,5 +1,6 @@
 #include "rxt/runtime/extern.h"
 
+#include "rxt/support/c_status.h"
 #include "rxt/support/error.h"
 
 namespace rxt {
@@ -19,13 +20,12 @@ void ExternRegistry::Register(const std::string& name, ExternFunction function, 
   functions_[name] = std::move(function);
 }
 
-void ExternRegistry::Register(const std::string& name, ExternCallback callback, void* user_data, bool replace) {
-  if (callback == nullptr) Throw(ErrorCode::kInvalidArgument, "extern function '", name, "': no callback given");
+void ExternRegistry::Register(const std::string& name, rxt_extern_fn_t function, void* user_data, bool replace) {
+  if (function == nullptr) Throw(ErrorCode::kInvalidArgument, "extern function '", name, "': no callback given");
   Register(
       name,
-      [name, callback, user_data](DLTensor* const* args, int num_args) {
-        int status = callback(args, num_args, user_data);
-        if (status != 0) Throw(ErrorCode::kInternal, "extern function '", name, "' failed with status ", status);
+      [context = StrCat("extern function '", name, "'"), function, user_data](DLTensor* const* args, int num_args) {
+        ThrowIfFailed(function(user_data, args, num_args), context);
       },
       replace);
 }

@@ -11,7 +11,8 @@
 // "lr" and "weight_decay", which the trainer may change between steps without recompiling (the
 // learning-rate schedule), the 0-d int64 "step", then one momentum "exp_avg.<i>" per parameter.
 #include <rxt/plugin.h>
-#include <rxt/plugin_support/ir_generator.h>
+#include <rxt/plugin_support/generator.h>
+#include <rxt/plugin_support/host.h>
 
 #include <string>
 #include <vector>
@@ -70,36 +71,36 @@ void Lion(Generator& g, const Expr* params, const Expr* grads, int num_params, E
   }
 }
 
-/// The item's callback (rxt_optimizer_fn): RunGenerator turns a failure into the builder's
-/// error, so no C++ exception crosses into the host.
-rxt_code_t LionCallback(const rxt_ir_api_t* ir, rxt_ir_builder_t* b, const char* options,
-                        const rxt_ir_expr_t* params, const rxt_ir_expr_t* grads, int num_params,
-                        rxt_ir_expr_t* new_params) {
+/// The optimizer's build function (rxt_optimizer_t): RunGenerator turns a failure into a status,
+/// so no C++ exception crosses into the host.
+rxt_status_t BuildLion(void* /*state*/, const rxt_ir_api_t* ir, rxt_ir_builder_t* b, const char* options,
+                       const rxt_ir_expr_t* params, const rxt_ir_expr_t* grads, int num_params,
+                       rxt_ir_expr_t* new_params) {
   return rxt::plugin_support::RunGenerator(
       ir, b, options, [&](Generator& g) { Lion(g, params, grads, num_params, new_params); });
 }
 
-const rxt_plugin_item_t kOptimizers[] = {
-    {sizeof(rxt_plugin_item_t), "lion",
-     "Lion (Chen et al. 2023): the sign of interpolated momentum; options: lr=1e-4, betas=[0.9, 0.99], "
-     "weight_decay=0 (decoupled)",
-     reinterpret_cast<rxt_plugin_fn_t>(&LionCallback), nullptr}};
+const rxt_optimizer_t kLion = {
+    sizeof(rxt_optimizer_t), "lion",
+    "Lion (Chen et al. 2023): the sign of interpolated momentum; options: lr=1e-4, betas=[0.9, 0.99], "
+    "weight_decay=0 (decoupled)",
+    nullptr, &BuildLion};
+const rxt_optimizer_t* const kOptimizers[] = {&kLion};
 
-// Plugin ABI version 2: optimizers are IR generators.
 const rxt_plugin_descriptor_t kPlugin = {
-    sizeof(rxt_plugin_descriptor_t), 2, "lion", "1.0.0", "The Lion optimizer (an out-of-tree example plugin).",
+    sizeof(rxt_plugin_descriptor_t), RXT_PLUGIN_ABI_VERSION, "lion", "1.0.0",
+    "The Lion optimizer (an out-of-tree example plugin).",
     kOptimizers, 1,  // optimizers
     nullptr, 0,      // losses
     nullptr, 0,      // gradient rules
-    nullptr, 0};     // backends
+    nullptr, 0,      // backends
+    nullptr, 0};     // extern functions
 
 }  // namespace
 
 RXT_PLUGIN_EXPORT const rxt_plugin_descriptor_t* rxt_plugin_entry(uint32_t host_abi_version,
                                                                   const rxt_host_api_t* host) {
-  if (host_abi_version < 2) {
-    host->log(host->host, RXT_LOG_ERROR, "lion needs plugin ABI version 2 (optimizers as IR generators)");
-    return nullptr;
-  }
+  // Plugin ABI 3 (typed vtables, rxt_status_t); declines an older host, saying why.
+  if (!rxt::plugin_support::ConnectHost(host_abi_version, host, "lion")) return nullptr;
   return &kPlugin;
 }

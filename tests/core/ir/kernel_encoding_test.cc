@@ -1,5 +1,5 @@
 // The portable kernel format: the encoder (core/src/ir/kernel_encoding.cc) and the header-only
-// decoder every backend uses (abi/include/rxt/kernel_format.h).
+// decoder every backend uses (abi/include/rxt/plugin_support/kernel_codec.h).
 //   - every kernel of the project's .rxt files survives Encode -> Decode -> IR structurally;
 //   - the decoder rejects malformed bytes (truncated, flipped, wrong magic or version, bad
 //     indices, broken invariants) with a message, and never reads out of bounds.
@@ -16,14 +16,14 @@
 #include "rxt/ir/equality.h"
 #include "rxt/ir/parser.h"
 #include "rxt/ir/printer.h"
-#include "rxt/kernel_format.h"
+#include "rxt/plugin_support/kernel_codec.h"
 #include "test_util/test_files.h"
 
 namespace rxt {
 namespace {
 
 namespace fs = std::filesystem;
-namespace kf = kernel_format;
+namespace kf = plugin_support::kernel_format;
 
 using test::ReadFile;
 

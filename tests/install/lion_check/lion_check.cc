@@ -4,7 +4,7 @@
 //   c = beta1 m + (1 - beta1) g;  p' = p - lr (sign(c) + weight_decay p);  m' = beta2 m + (1 - beta2) g
 // Also: the optimizer state's layout (lr, weight_decay, step, exp_avg.<i>), the learning rate
 // as runtime state, the default options, option errors, and the plugin's side of the ABI
-// version handshake (it declines a host older than plugin ABI 2). Prints what differs and
+// version handshake (it declines a host older than plugin ABI 3). Prints what differs and
 // exits 1.
 #include <dlfcn.h>
 #include <rxt/plugin.h>
@@ -215,8 +215,9 @@ std::string last_log;  // what the plugin logged through FakeHost
 
 void FakeLog(rxt_host_t*, rxt_log_level_t, const char* message) { last_log = message; }
 
-/// Calls the plugin's entry point as hosts of several plugin ABI versions would: a version-1
-/// host is declined with a reason, version-2 and later hosts get a version-2 descriptor.
+/// Calls the plugin's entry point as hosts of several plugin ABI versions would: a version-2
+/// host is declined with a reason, version-3 and later hosts get a version-3 descriptor. The
+/// fake host's status functions are the C ABI's, whose statuses are the same type.
 void CheckAbiHandshake(const char* path) {
   void* library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   Expect(library != nullptr, std::string("dlopen: ") + (library == nullptr ? dlerror() : ""));
@@ -227,14 +228,19 @@ void CheckAbiHandshake(const char* path) {
     rxt_host_api_t host{};
     host.struct_size = sizeof(host);
     host.log = FakeLog;
-    host.abi_version = 1;
-    Expect(entry(1, &host) == nullptr, "the plugin accepted a host of plugin ABI version 1");
-    Expect(last_log.find("plugin ABI version 2") != std::string::npos, "the reason to decline: '" + last_log + "'");
-    for (uint32_t version : {2u, 3u}) {
+    host.status_create = rxt_status_create;
+    host.status_code = rxt_status_code;
+    host.status_message = rxt_status_message;
+    host.status_free = rxt_status_free;
+    host.abi_version = 2;
+    Expect(entry(2, &host) == nullptr, "the plugin accepted a host of plugin ABI version 2");
+    Expect(last_log.find("plugin ABI version 3") != std::string::npos, "the reason to decline: '" + last_log + "'");
+    for (uint32_t version : {3u, 4u}) {
       host.abi_version = version;
       const rxt_plugin_descriptor_t* d = entry(version, &host);
-      Expect(d != nullptr && d->abi_version == 2 && std::string(d->name) == "lion" && d->num_optimizers == 1 &&
-                 std::string(d->optimizers[0].name) == "lion" && d->num_losses == 0,
+      Expect(d != nullptr && d->abi_version == 3 && std::string(d->name) == "lion" && d->num_optimizers == 1 &&
+                 std::string(d->optimizers[0]->name) == "lion" && d->optimizers[0]->build != nullptr &&
+                 d->num_losses == 0,
              "descriptor for a host of plugin ABI version " + std::to_string(version));
     }
   }

@@ -90,7 +90,7 @@ TEST(AotLibrary, ExportsEveryKernelAndDescribesItself) {
   const auto* info = static_cast<const rxt_aot_library_info_t*>(dlsym(handle, RXT_AOT_LIBRARY_INFO_SYMBOL));
   ASSERT_NE(info, nullptr);
   EXPECT_EQ(info->version, RXT_AOT_LIBRARY_VERSION);
-  EXPECT_EQ(info->kernel_format, kernel_format::kFormatVersion);
+  EXPECT_EQ(info->kernel_format, plugin_support::kernel_format::kFormatVersion);
   EXPECT_NE(std::string(info->target_triple).find("x86_64"), std::string::npos);
   EXPECT_FALSE(std::string(info->target_cpu).empty());
   EXPECT_NE(std::string(info->target_features).find("+sse2"), std::string::npos);

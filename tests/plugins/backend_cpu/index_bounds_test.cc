@@ -7,22 +7,22 @@
 namespace rxt::backend_cpu::testing {
 namespace {
 
-kernel_format::Kernel Decode(const std::string& text) {
+plugin_support::kernel_format::Kernel Decode(const std::string& text) {
   IRModule module = ParseModule(text, "bounds.rxt");
   std::vector<uint8_t> bytes = EncodeKernel(module.GetKernel("k"), "k");
-  return kernel_format::DecodeKernel(bytes.data(), bytes.size()).kernel;
+  return plugin_support::kernel_format::DecodeKernel(bytes.data(), bytes.size()).kernel;
 }
 
 // Whether the one load of buffer X in kernel @k (with |x_shape| and |body| inside) is in bounds.
 bool XLoadInBounds(const std::string& x_shape, const std::string& body) {
-  kernel_format::Kernel kernel =
+  plugin_support::kernel_format::Kernel kernel =
       Decode("kernel @k(X: Buffer(" + x_shape + ", float32), Y: Buffer((8,), float32)) {\n" + body + "\n}\n");
   IndexBounds bounds(kernel);
   int loads = 0;
   bool in_bounds = false;
   for (size_t i = 0; i < kernel.exprs.size(); ++i) {
-    const kernel_format::Expr& e = kernel.exprs[i];
-    if (e.kind == kernel_format::ExprKind::kLoad && kernel.buffers[e.buffer].name == "X") {
+    const plugin_support::kernel_format::Expr& e = kernel.exprs[i];
+    if (e.kind == plugin_support::kernel_format::ExprKind::kLoad && kernel.buffers[e.buffer].name == "X") {
       ++loads;
       in_bounds = bounds.LoadInBounds(static_cast<int32_t>(i));
     }
@@ -53,7 +53,7 @@ TEST(IndexBounds, DivisionModuloAndBlockBindings) {
 }
 
 TEST(IndexBounds, SymbolicExtentsOrDimsProveNothing) {
-  kernel_format::Kernel kernel = Decode(R"(
+  plugin_support::kernel_format::Kernel kernel = Decode(R"(
 kernel @k(X: Buffer((n,), float32), Z: Buffer((8,), float32), Y: Buffer((n,), float32)) {
   for i in range(n) {
     Y[i] = X[i] + Z[floormod(i, 8)]
@@ -62,8 +62,8 @@ kernel @k(X: Buffer((n,), float32), Z: Buffer((8,), float32), Y: Buffer((n,), fl
 )");
   IndexBounds bounds(kernel);
   for (size_t i = 0; i < kernel.exprs.size(); ++i) {
-    const kernel_format::Expr& e = kernel.exprs[i];
-    if (e.kind != kernel_format::ExprKind::kLoad) continue;
+    const plugin_support::kernel_format::Expr& e = kernel.exprs[i];
+    if (e.kind != plugin_support::kernel_format::ExprKind::kLoad) continue;
     const std::string& name = kernel.buffers[e.buffer].name;
     // X's dim is n: unknown. Z is read at floormod(i, 8): inside (0..7) whatever n is.
     EXPECT_EQ(bounds.LoadInBounds(static_cast<int32_t>(i)), name == "Z") << name;

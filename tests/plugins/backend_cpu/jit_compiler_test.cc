@@ -19,10 +19,10 @@ kernel @bias_relu(X: Buffer((n, m), float32), B: Buffer((m,), float32), Y: Buffe
 }
 )";
 
-kernel_format::Kernel Decode(const std::string& text, const std::string& name) {
+plugin_support::kernel_format::Kernel Decode(const std::string& text, const std::string& name) {
   IRModule module = ParseModule(text, name + ".rxt");
   std::vector<uint8_t> bytes = EncodeKernel(module.GetKernel(name), name);
-  return kernel_format::DecodeKernel(bytes.data(), bytes.size()).kernel;
+  return plugin_support::kernel_format::DecodeKernel(bytes.data(), bytes.size()).kernel;
 }
 
 // Compile times by phase (CPU time of the compiling thread) are recorded for reports; no
@@ -43,7 +43,7 @@ TEST(JitCompiler, RecordsCompileTimesByPhase) {
 
 TEST(JitCompiler, FreedKernelsReleaseTheirCodeAndOthersKeepRunning) {
   std::unique_ptr<CpuKernel> keep = CompileCpu(kBiasRelu, "bias_relu");
-  kernel_format::Kernel kernel = Decode(kBiasRelu, "bias_relu");
+  plugin_support::kernel_format::Kernel kernel = Decode(kBiasRelu, "bias_relu");
   for (int i = 0; i < 10; ++i) TestJit().Compile(kernel);  // compiled and freed
   HostTensor x({2, 3}, kF32), b({3}, kF32), y({2, 3}, kF32);
   x.Fill<float>({-1, 2, -3, 4, -5, 6});

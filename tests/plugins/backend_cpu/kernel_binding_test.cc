@@ -1,19 +1,19 @@
-// rxt/kernel_binding.h: binding a call's DLPack tensors to a kernel's parameters, with the
+// rxt/plugin_support/kernel_binding.h: binding a call's DLPack tensors to a kernel's parameters, with the
 // reference interpreter's checks and messages, into the arrays compiled kernels take.
-#include "rxt/kernel_binding.h"
+#include "rxt/plugin_support/kernel_binding.h"
 
 #include "cpu_test_util.h"
 
 namespace rxt::backend_cpu::testing {
 namespace {
 
-namespace kb = ::rxt::kernel_binding;
+namespace kb = ::rxt::plugin_support::kernel_binding;
 namespace ref = ::rxt::backend_reference;
 
 kb::KernelBinder Binder(const std::string& text, const std::string& name) {
   IRModule module = ParseModule(text, name + ".rxt");
   std::vector<uint8_t> bytes = EncodeKernel(module.GetKernel(name), name);
-  kernel_format::DecodeResult decoded = kernel_format::DecodeKernel(bytes.data(), bytes.size());
+  plugin_support::kernel_format::DecodeResult decoded = plugin_support::kernel_format::DecodeKernel(bytes.data(), bytes.size());
   EXPECT_TRUE(decoded.ok()) << decoded.error;
   return kb::KernelBinder(std::move(decoded.kernel));
 }
@@ -55,7 +55,7 @@ kernel @k(X: Buffer((n, m), float32, strides=(s, 1)), a: float64, c: int32, Y: B
   kb::BoundCall call = binder.NewCall();
   std::string error;
   ASSERT_TRUE(binder.Bind(args.data(), 4, call, error)) << error;
-  const kernel_format::Kernel& k = binder.kernel();
+  const plugin_support::kernel_format::Kernel& k = binder.kernel();
   auto var = [&](const std::string& name) {
     for (size_t v = 0; v < k.vars.size(); ++v) {
       if (k.vars[v].name == name) return v;

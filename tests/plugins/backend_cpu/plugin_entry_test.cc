@@ -38,8 +38,9 @@ PluginKernelProvider CpuBackend() {
 TEST(PluginEntry, RegistersTheCpuBackendWithAheadOfTimeCompilation) {
   PluginKernelProvider cpu = CpuBackend();
   EXPECT_EQ(cpu.name(), "cpu");
-  const auto* backend = static_cast<const rxt_backend_t*>(cpu.item().user_data);
-  ASSERT_TRUE(RXT_BACKEND_HAS(backend, emit_library));
+  const rxt_backend_t* backend = cpu.item().backend;
+  ASSERT_NE(backend, nullptr);
+  ASSERT_TRUE(RXT_VTABLE_HAS(rxt_backend_t, backend, emit_library));
   EXPECT_NE(backend->emit_library, nullptr);
   RecordProperty("threads", std::to_string(ThreadPool::Global().num_threads()));
 }

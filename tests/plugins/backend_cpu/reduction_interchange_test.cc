@@ -10,19 +10,19 @@
 namespace rxt::backend_cpu::testing {
 namespace {
 
-kernel_format::Kernel Decode(const std::string& text, const std::string& name) {
+plugin_support::kernel_format::Kernel Decode(const std::string& text, const std::string& name) {
   IRModule module = ParseModule(text, name + ".rxt");
   std::vector<uint8_t> bytes = EncodeKernel(module.GetKernel(name), name);
-  return kernel_format::DecodeKernel(bytes.data(), bytes.size()).kernel;
+  return plugin_support::kernel_format::DecodeKernel(bytes.data(), bytes.size()).kernel;
 }
 
 // The plans for every For statement of |name|, by loop variable name: "j" -> "1" (one part,
 // one reduction loop inside), "1 tiled" (not contiguous), "1, 0" (a reduction, then a block).
 std::map<std::string, std::string> Plans(const std::string& text, const std::string& name) {
-  kernel_format::Kernel k = Decode(text, name);
+  plugin_support::kernel_format::Kernel k = Decode(text, name);
   std::map<std::string, std::string> plans;
   for (size_t s = 0; s < k.stmts.size(); ++s) {
-    if (k.stmts[s].kind != kernel_format::StmtKind::kFor) continue;
+    if (k.stmts[s].kind != plugin_support::kernel_format::StmtKind::kFor) continue;
     if (auto plan = PlanReductionInterchange(k, static_cast<int32_t>(s))) {
       std::string text;
       for (const InterchangePart& part : plan->parts) {

@@ -339,7 +339,7 @@ TEST(ReferenceInterpreter, MalformedOrInvalidKernelsAreRefused) {
   } catch (const KernelError& e) {
     EXPECT_NE(std::string(e.what()).find("unsupported kernel format version 9"), std::string::npos) << e.what();
   }
-  kernel_format::Kernel empty;
+  plugin_support::kernel_format::Kernel empty;
   empty.name = "empty";
   EXPECT_THROW(ReferenceInterpreter{empty}, KernelError);
 }

@@ -35,7 +35,8 @@ FGradient GradientAttribute(const PluginItem& rule);
 /// what the rule builds goes into |builder|'s current block. Returns one adjoint per argument
 /// of the call (see rxt_ir_api_t.num_args), null where none flows; each has the struct info of
 /// its argument (checked). Throws kFailedPrecondition for a rule without a typed callback (a
-/// plugin of ABI version 1), kInvalidArgument for a rule that fails or returns a misfit.
+/// plugin of ABI version 1); for a rule that fails, the code of the status it returned
+/// (kInvalidArgument for an error it left in the builder); kInvalidArgument for a misfit.
 std::vector<Expr> CallGradientRule(const PluginItem& rule, BlockBuilder& builder, const Expr& call,
                                    const Expr& output, const Expr& output_grad,
                                    IRBuilderHost::Options options = {});

@@ -32,17 +32,24 @@ using PerPluginItemKind = std::array<T, kAllPluginItemKinds.size()>;
 /// "optimizer", "loss", "gradient", "backend".
 const char* PluginItemKindName(PluginItemKind kind);
 
-/// One thing a plugin provides. Holding a copy keeps the plugin's library loaded, so
-/// |callback| stays callable even after the host that loaded it is gone.
+/// One thing a plugin provides. Holding a copy keeps the plugin's library loaded, so its
+/// vtable stays callable even after the host that loaded it is gone.
 struct PluginItem {
   PluginItemKind kind = PluginItemKind::kOptimizer;
   std::string name;
   std::string summary;
-  rxt_plugin_fn_t callback = nullptr;
-  void* user_data = nullptr;
+  /// The vtable of its kind (rxt/plugin.h); for a plugin of ABI version 1 or 2, the host's
+  /// adapter that stands in for its item. Null for an item known by name only: an optimizer,
+  /// loss or gradient rule of version 1 (untyped callbacks) or of version 2 without a callback,
+  /// a backend that cannot run kernels (|unusable| says why).
+  const rxt_optimizer_t* optimizer = nullptr;
+  const rxt_loss_t* loss = nullptr;
+  const rxt_gradient_rule_t* gradient_rule = nullptr;
+  const rxt_backend_t* backend = nullptr;
+  /// What using a backend of ABI version 1 or 2 throws when its table cannot run kernels.
+  std::optional<Error> unusable;
   std::string plugin;                      // the name of the plugin that provides it
-  /// The plugin ABI version the plugin speaks: optimizers, losses and gradient rules have typed
-  /// callbacks (rxt/ir_builder.h) from version 2; a version-1 item is known by name only.
+  /// The plugin ABI version the plugin speaks (1 to RXT_PLUGIN_ABI_VERSION).
   uint32_t abi_version = 0;
   std::shared_ptr<const void> keep_alive;  // owns the plugin's library
 };

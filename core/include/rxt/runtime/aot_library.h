@@ -2,7 +2,7 @@
 // backend's emit_library): a KernelProvider of the runtime library that needs no compiler, no
 // plugin and no LLVM. It opens the library, checks what it says about itself
 // (rxt_aot_library_info_t in rxt/compiled_kernel.h), finds each kernel's symbol and calls it
-// with arguments bound by rxt/kernel_binding.h, on the process's thread pool.
+// with arguments bound by rxt/plugin_support/kernel_binding.h, on the process's thread pool.
 //
 //   Executable exec = Executable::Load("mlp.rxtx");       // names mlp.so
 //   AotKernelProvider kernels = AotKernelProvider::ForExecutable(exec);

@@ -10,12 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "rxt/rxt.h"  // rxt_extern_fn_t
+
 namespace rxt {
 
-/// A C-compatible callback in destination-passing style: inputs then outputs; returns 0 on
-/// success, any other value is a failure (reported with the function's name).
-using ExternCallback = int (*)(DLTensor* const* args, int num_args, void* user_data);
-/// The C++ form; may throw rxt::Error.
+/// The C++ form; may throw rxt::Error. (The C form is rxt_extern_fn_t of rxt/rxt.h.)
 using ExternFunction = std::function<void(DLTensor* const* args, int num_args)>;
 
 class ExternRegistry {
@@ -25,7 +24,8 @@ class ExternRegistry {
 
   /// Registers |name|; throws kAlreadyExists unless |replace|.
   void Register(const std::string& name, ExternFunction function, bool replace = false);
-  void Register(const std::string& name, ExternCallback callback, void* user_data, bool replace = false);
+  /// A C function: a status it returns is freed and thrown with its code, naming |name|.
+  void Register(const std::string& name, rxt_extern_fn_t function, void* user_data, bool replace = false);
   bool Remove(const std::string& name);
   /// Empty function if absent.
   ExternFunction Find(const std::string& name) const;

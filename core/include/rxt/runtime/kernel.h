@@ -21,7 +21,7 @@ class Kernel {
 };
 
 /// What an executable stores about one kernel: its name and its code in the portable kernel
-/// format (abi/include/rxt/kernel_format.h); later also the symbol of an ahead-of-time build.
+/// format (abi/include/rxt/plugin_support/kernel_codec.h); later also the symbol of an ahead-of-time build.
 struct KernelRecord {
   std::string name;
   std::vector<uint8_t> portable;  // EncodeKernel's bytes

@@ -1,5 +1,5 @@
-// kernel_binding.h: binds a call's DLPack tensors to a kernel's parameters (C++17, header-only;
-// depends only on rxt/kernel_format.h and dlpack).
+// kernel_binding.h (plugin SDK): binds a call's DLPack tensors to a kernel's parameters (C++17,
+// header-only; depends only on the SDK's kernel-format headers and dlpack).
 //
 // Compiled kernels (rxt/compiled_kernel.h) check nothing: whoever calls one binds the call's
 // arguments first, with the rules and messages of the reference backend (docs/kernel_format.md,
@@ -13,13 +13,13 @@
 // The checks are worked out once per kernel (KernelBinder), so that a call costs a few tens of
 // nanoseconds and allocates nothing; a BoundCall holds the arrays and is reused call after call:
 //
-//   rxt::kernel_binding::KernelBinder binder(std::move(decoded.kernel));
-//   rxt::kernel_binding::BoundCall call = binder.NewCall();       // once per kernel handle
+//   rxt::plugin_support::kernel_binding::KernelBinder binder(std::move(decoded.kernel));
+//   rxt::plugin_support::kernel_binding::BoundCall call = binder.NewCall();       // once per kernel handle
 //   std::string error;
 //   if (!binder.Bind(args, num_args, call, error)) return Fail(error);
 //   fn(call.buffers.data(), call.int_vars.data(), call.float_vars.data(), runtime);
-#ifndef RXT_KERNEL_BINDING_H_
-#define RXT_KERNEL_BINDING_H_
+#ifndef RXT_PLUGIN_SUPPORT_KERNEL_BINDING_H_
+#define RXT_PLUGIN_SUPPORT_KERNEL_BINDING_H_
 
 #include <dlpack/dlpack.h>
 
@@ -30,12 +30,11 @@
 #include <utility>
 #include <vector>
 
-#include "rxt/kernel_format.h"
+#include "rxt/plugin_support/kernel_codec.h"
 
-namespace rxt {
-namespace kernel_binding {
+namespace rxt::plugin_support::kernel_binding {
 
-namespace kf = ::rxt::kernel_format;
+namespace kf = ::rxt::plugin_support::kernel_format;
 
 // DLPack 0.6 has no bool code: bool tensors come as uint8 (torch, numpy), or as code 6
 // (kDLBool of later DLPack versions).
@@ -543,7 +542,6 @@ class KernelBinder {
   std::vector<int32_t> written_params_;
 };
 
-}  // namespace kernel_binding
-}  // namespace rxt
+}  // namespace rxt::plugin_support::kernel_binding
 
-#endif  // RXT_KERNEL_BINDING_H_
+#endif  // RXT_PLUGIN_SUPPORT_KERNEL_BINDING_H_

@@ -1,0 +1,176 @@
+/* The layout of every table and vtable of the plugin ABI, pinned: a reordered, retyped or
+ * inserted member changes an offset below and breaks the build, before it breaks a plugin
+ * built against the published header. Members are only ever appended (and sizeof grows); a
+ * change here is a new ABI version (docs/plugins.md, "Versions"). The numbers are for LP64
+ * (x86-64, aarch64 Linux), the platforms rxt builds for. Compiled as C11 for _Static_assert;
+ * the headers themselves are C99. */
+#include <rxt/compiled_kernel.h>
+#include <rxt/ir_builder.h>
+#include <rxt/plugin.h>
+#include <stddef.h>
+
+#include "check.h"
+
+_Static_assert(sizeof(void*) == 8 && sizeof(size_t) == 8, "the layouts below are LP64's");
+
+#define RXT_AT(type, member, offset) \
+  _Static_assert(offsetof(type, member) == (offset), #type "." #member " moved")
+
+/* The vtable rxt_optimizer_t: struct_size, name, summary, state, then its functions. */
+RXT_AT(rxt_optimizer_t, struct_size, 0);
+RXT_AT(rxt_optimizer_t, name, 8);
+RXT_AT(rxt_optimizer_t, summary, 16);
+RXT_AT(rxt_optimizer_t, state, 24);
+RXT_AT(rxt_optimizer_t, build, 32);
+_Static_assert(sizeof(rxt_optimizer_t) == 40, "rxt_optimizer_t grew or shrank");
+
+/* The vtable rxt_loss_t: struct_size, name, summary, state, then its functions. */
+RXT_AT(rxt_loss_t, struct_size, 0);
+RXT_AT(rxt_loss_t, name, 8);
+RXT_AT(rxt_loss_t, summary, 16);
+RXT_AT(rxt_loss_t, state, 24);
+RXT_AT(rxt_loss_t, build, 32);
+_Static_assert(sizeof(rxt_loss_t) == 40, "rxt_loss_t grew or shrank");
+
+/* The vtable rxt_gradient_rule_t: struct_size, name, summary, state, then its functions. */
+RXT_AT(rxt_gradient_rule_t, struct_size, 0);
+RXT_AT(rxt_gradient_rule_t, name, 8);
+RXT_AT(rxt_gradient_rule_t, summary, 16);
+RXT_AT(rxt_gradient_rule_t, state, 24);
+RXT_AT(rxt_gradient_rule_t, build, 32);
+_Static_assert(sizeof(rxt_gradient_rule_t) == 40, "rxt_gradient_rule_t grew or shrank");
+
+/* One kernel handed to rxt_backend_t.emit_library. */
+RXT_AT(rxt_aot_kernel_t, name, 0);
+RXT_AT(rxt_aot_kernel_t, bytes, 8);
+RXT_AT(rxt_aot_kernel_t, size, 16);
+RXT_AT(rxt_aot_kernel_t, symbol, 24);
+_Static_assert(sizeof(rxt_aot_kernel_t) == 32, "rxt_aot_kernel_t grew or shrank");
+
+/* The vtable rxt_backend_t: struct_size, name, summary, state, then its functions. */
+RXT_AT(rxt_backend_t, struct_size, 0);
+RXT_AT(rxt_backend_t, name, 8);
+RXT_AT(rxt_backend_t, summary, 16);
+RXT_AT(rxt_backend_t, state, 24);
+RXT_AT(rxt_backend_t, load_kernel, 32);
+RXT_AT(rxt_backend_t, call_kernel, 40);
+RXT_AT(rxt_backend_t, free_kernel, 48);
+RXT_AT(rxt_backend_t, emit_library, 56);
+_Static_assert(sizeof(rxt_backend_t) == 64, "rxt_backend_t grew or shrank");
+
+/* The vtable rxt_extern_t: struct_size, name, summary, state, then its functions. */
+RXT_AT(rxt_extern_t, struct_size, 0);
+RXT_AT(rxt_extern_t, name, 8);
+RXT_AT(rxt_extern_t, summary, 16);
+RXT_AT(rxt_extern_t, state, 24);
+RXT_AT(rxt_extern_t, function, 32);
+_Static_assert(sizeof(rxt_extern_t) == 40, "rxt_extern_t grew or shrank");
+
+/* The host table. Its first ten members are where ABI 2 had them (plugins of that version
+ * call the abi2_* slots); members of version 3 follow. */
+RXT_AT(rxt_host_api_t, struct_size, 0);
+RXT_AT(rxt_host_api_t, abi_version, 8);
+RXT_AT(rxt_host_api_t, host, 16);
+RXT_AT(rxt_host_api_t, log, 24);
+RXT_AT(rxt_host_api_t, abi2_register_optimizer, 32);
+RXT_AT(rxt_host_api_t, abi2_register_loss, 40);
+RXT_AT(rxt_host_api_t, abi2_register_gradient, 48);
+RXT_AT(rxt_host_api_t, abi2_register_backend, 56);
+RXT_AT(rxt_host_api_t, abi2_register_extern, 64);
+RXT_AT(rxt_host_api_t, kernel_runtime, 72);
+RXT_AT(rxt_host_api_t, status_create, 80);
+RXT_AT(rxt_host_api_t, status_code, 88);
+RXT_AT(rxt_host_api_t, status_message, 96);
+RXT_AT(rxt_host_api_t, status_free, 104);
+RXT_AT(rxt_host_api_t, register_optimizer, 112);
+RXT_AT(rxt_host_api_t, register_loss, 120);
+RXT_AT(rxt_host_api_t, register_gradient_rule, 128);
+RXT_AT(rxt_host_api_t, register_backend, 136);
+RXT_AT(rxt_host_api_t, register_extern, 144);
+_Static_assert(sizeof(rxt_host_api_t) == 152, "rxt_host_api_t grew or shrank");
+
+/* The descriptor. struct_size and abi_version are where every version had them: the host
+ * reads the version first, then the rest by its layout. */
+RXT_AT(rxt_plugin_descriptor_t, struct_size, 0);
+RXT_AT(rxt_plugin_descriptor_t, abi_version, 8);
+RXT_AT(rxt_plugin_descriptor_t, name, 16);
+RXT_AT(rxt_plugin_descriptor_t, version, 24);
+RXT_AT(rxt_plugin_descriptor_t, summary, 32);
+RXT_AT(rxt_plugin_descriptor_t, optimizers, 40);
+RXT_AT(rxt_plugin_descriptor_t, num_optimizers, 48);
+RXT_AT(rxt_plugin_descriptor_t, losses, 56);
+RXT_AT(rxt_plugin_descriptor_t, num_losses, 64);
+RXT_AT(rxt_plugin_descriptor_t, gradient_rules, 72);
+RXT_AT(rxt_plugin_descriptor_t, num_gradient_rules, 80);
+RXT_AT(rxt_plugin_descriptor_t, backends, 88);
+RXT_AT(rxt_plugin_descriptor_t, num_backends, 96);
+RXT_AT(rxt_plugin_descriptor_t, externs, 104);
+RXT_AT(rxt_plugin_descriptor_t, num_externs, 112);
+_Static_assert(sizeof(rxt_plugin_descriptor_t) == 120, "rxt_plugin_descriptor_t grew or shrank");
+
+/* The IR table (rxt/ir_builder.h), shared by plugins of versions 2 and 3. */
+RXT_AT(rxt_ir_api_t, struct_size, 0);
+RXT_AT(rxt_ir_api_t, op_name, 8);
+RXT_AT(rxt_ir_api_t, num_args, 16);
+RXT_AT(rxt_ir_api_t, arg, 24);
+RXT_AT(rxt_ir_api_t, attr_int, 32);
+RXT_AT(rxt_ir_api_t, attr_float, 40);
+RXT_AT(rxt_ir_api_t, attr_bool, 48);
+RXT_AT(rxt_ir_api_t, attr_string, 56);
+RXT_AT(rxt_ir_api_t, attr_ints, 64);
+RXT_AT(rxt_ir_api_t, attr_text, 72);
+RXT_AT(rxt_ir_api_t, is_tensor, 80);
+RXT_AT(rxt_ir_api_t, ndim, 88);
+RXT_AT(rxt_ir_api_t, dtype, 96);
+RXT_AT(rxt_ir_api_t, dim, 104);
+RXT_AT(rxt_ir_api_t, tuple_size, 112);
+RXT_AT(rxt_ir_api_t, struct_info_text, 120);
+RXT_AT(rxt_ir_api_t, op, 128);
+RXT_AT(rxt_ir_api_t, scalar, 136);
+RXT_AT(rxt_ir_api_t, constant, 144);
+RXT_AT(rxt_ir_api_t, shape_of, 152);
+RXT_AT(rxt_ir_api_t, shape, 160);
+RXT_AT(rxt_ir_api_t, tuple, 168);
+RXT_AT(rxt_ir_api_t, get_item, 176);
+RXT_AT(rxt_ir_api_t, param, 184);
+RXT_AT(rxt_ir_api_t, state, 192);
+RXT_AT(rxt_ir_api_t, set_state, 200);
+RXT_AT(rxt_ir_api_t, error, 208);
+RXT_AT(rxt_ir_api_t, fail, 216);
+RXT_AT(rxt_ir_api_t, dim_text, 224);
+RXT_AT(rxt_ir_api_t, prim, 232);
+RXT_AT(rxt_ir_api_t, option_int, 240);
+RXT_AT(rxt_ir_api_t, option_float, 248);
+RXT_AT(rxt_ir_api_t, option_bool, 256);
+RXT_AT(rxt_ir_api_t, option_string, 264);
+RXT_AT(rxt_ir_api_t, option_floats, 272);
+RXT_AT(rxt_ir_api_t, check_options, 280);
+_Static_assert(sizeof(rxt_ir_api_t) == 288, "rxt_ir_api_t grew or shrank");
+
+/* What compiled kernels and backends get of the host (rxt/compiled_kernel.h). */
+RXT_AT(rxt_kernel_runtime_t, struct_size, 0);
+RXT_AT(rxt_kernel_runtime_t, pool, 8);
+RXT_AT(rxt_kernel_runtime_t, parallel_for, 16);
+RXT_AT(rxt_kernel_runtime_t, num_threads, 24);
+_Static_assert(sizeof(rxt_kernel_runtime_t) == 32, "rxt_kernel_runtime_t grew or shrank");
+
+/* What a kernel library compiled ahead of time exports (rxt/compiled_kernel.h). */
+RXT_AT(rxt_aot_library_info_t, version, 0);
+RXT_AT(rxt_aot_library_info_t, kernel_format, 4);
+RXT_AT(rxt_aot_library_info_t, target_triple, 8);
+RXT_AT(rxt_aot_library_info_t, target_cpu, 16);
+RXT_AT(rxt_aot_library_info_t, target_features, 24);
+_Static_assert(sizeof(rxt_aot_library_info_t) == 32, "rxt_aot_library_info_t grew or shrank");
+
+/* The same at run time, so that the test also reports something when it runs. */
+static void test_vtables_start_with_their_size(void) {
+  CHECK(offsetof(rxt_optimizer_t, struct_size) == 0 && offsetof(rxt_loss_t, struct_size) == 0);
+  CHECK(offsetof(rxt_gradient_rule_t, struct_size) == 0 && offsetof(rxt_backend_t, struct_size) == 0);
+  CHECK(offsetof(rxt_extern_t, struct_size) == 0 && offsetof(rxt_host_api_t, struct_size) == 0);
+  CHECK(RXT_PLUGIN_ABI_VERSION == 3 && RXT_PLUGIN_ABI_MIN_VERSION == 1);
+}
+
+int main(void) {
+  RUN(test_vtables_start_with_their_size);
+  return check_report();
+}
