@@ -215,16 +215,17 @@ static void test_bad_options(void) {
       unsigned char unknown[8];
     } newer_build_options_t;
     newer_build_options_t newer;
-    char expected[64];
+    char expected[160];
     memset(&newer, 0, sizeof(newer));
     rxt_build_options_init(&newer.known);
     newer.known.struct_size = sizeof(newer);
     newer.unknown[3] = 7; /* bytes 0 to 2 of it are zero: the message names byte 3 */
     snprintf(expected, sizeof(expected), "byte %u of", (unsigned)offsetof(newer_build_options_t, unknown) + 3);
     CHECK_ERROR(rxt_executable_build_with_options(module, &newer.known, &exec), RXT_UNIMPLEMENTED, expected);
-    CHECK_ERROR(rxt_executable_build_with_options(module, &newer.known, &exec), RXT_UNIMPLEMENTED,
-                "rxt_executable_build_with_options: options set a field this library (ABI 1) does not know: "
-                "rxt_build_options_t");
+    snprintf(expected, sizeof(expected),
+             "rxt_executable_build_with_options: options set a field this library (ABI %d) does not know: "
+             "rxt_build_options_t", RXT_ABI_VERSION);
+    CHECK_ERROR(rxt_executable_build_with_options(module, &newer.known, &exec), RXT_UNIMPLEMENTED, expected);
     newer.unknown[3] = 0; /* zero = the default: accepted */
     CHECK_OK(rxt_executable_build_with_options(module, &newer.known, &exec));
     rxt_executable_release(exec);

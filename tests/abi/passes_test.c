@@ -113,7 +113,7 @@ static void test_options(void) {
       int64_t future_set;
     } newer_pass_options_t;
     newer_pass_options_t newer;
-    char expected[64];
+    char expected[160];
     memset(&newer, 0, sizeof(newer));
     rxt_pass_options_init(&newer.known);
     newer.known.struct_size = sizeof(newer);
@@ -123,8 +123,10 @@ static void test_options(void) {
     newer.future_set = 1;
     snprintf(expected, sizeof(expected), "byte %u of", (unsigned)offsetof(newer_pass_options_t, future_set));
     CHECK_ERROR(rxt_module_run_passes(module, names, 1, &newer.known, &result), RXT_UNIMPLEMENTED, expected);
-    CHECK_ERROR(rxt_module_run_passes(module, names, 1, &newer.known, &result), RXT_UNIMPLEMENTED,
-                "rxt_module_run_passes: options set a field this library (ABI 1) does not know: rxt_pass_options_t");
+    snprintf(expected, sizeof(expected),
+             "rxt_module_run_passes: options set a field this library (ABI %d) does not know: rxt_pass_options_t",
+             RXT_ABI_VERSION);
+    CHECK_ERROR(rxt_module_run_passes(module, names, 1, &newer.known, &result), RXT_UNIMPLEMENTED, expected);
     CHECK(result == NULL);
   }
 
