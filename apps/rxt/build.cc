@@ -40,7 +40,7 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
     Session session({.plugins = options->plugins.paths, .search_path = !options->plugins.no_search});
     BuildRequest request{.backend = options->backend, .emit_library = options->emit_library};
     if (!options->libraries.empty()) request.libraries = ParseLibraryList(JoinLibraries(options->libraries), "--library");
-    IRModule module = ParseFile(options->file);
+    IRModule module = ParseFile(options->file, &session);
     Executable exec =
         NamingFileInErrors(options->file, [&] { return session.Build(std::move(module), request); });
     PrintNotes(session);

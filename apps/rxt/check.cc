@@ -3,17 +3,21 @@
 #include <memory>
 
 #include "command.h"
+#include "plugin_options.h"
 #include "rxt/ir/well_formed.h"
 
 namespace rxt::cli {
 
 void AddCheckCommand(CLI::App& app, CommandResult& result) {
   auto file = std::make_shared<std::string>();
+  auto plugins = std::make_shared<PluginOptions>();
   CLI::App* check = app.add_subcommand(
       "check", "Check an .rxt file: syntax, types and well-formedness. Exits 1 if anything is wrong.");
   check->add_option("FILE", *file, "The .rxt file to check")->required();
-  check->callback([file, &result] {
-    IRModule module = ParseFile(*file);  // a syntax or type error is thrown: exit 1
+  AddPluginOptions(check, plugins.get());  // for ops that plugins define
+  check->callback([file, plugins, &result] {
+    Session session({.plugins = plugins->paths, .search_path = !plugins->no_search});
+    IRModule module = ParseFile(*file, &session);  // a syntax or type error is thrown: exit 1
     std::vector<Diagnostic> diagnostics = CheckWellFormed(module);
     for (const Diagnostic& d : diagnostics) {
       std::string where = d.span.known() ? d.span.ToString() : *file;

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "rxt/exec/session.h"
 #include "rxt/ir/module.h"
 
 namespace rxt::cli {
@@ -25,11 +26,13 @@ void AddPluginsCommand(CLI::App& app, CommandResult& result);
 void AddBuildCommand(CLI::App& app, CommandResult& result);
 void AddRunCommand(CLI::App& app, CommandResult& result);
 void AddTrainCommand(CLI::App& app, CommandResult& result);
+void AddGradcheckCommand(CLI::App& app, CommandResult& result);
 
 /// The whole file; throws kNotFound naming it if it cannot be read.
 std::string ReadFile(const std::string& path);
-/// Reads and parses an .rxt file; diagnostics name |path|.
-IRModule ParseFile(const std::string& path);
+/// Reads and parses an .rxt file; diagnostics name |path|. With a session, ops that plugins
+/// define are found in its plugins (Session::Parse loads the search path if needed).
+IRModule ParseFile(const std::string& path, Session* session = nullptr);
 /// Runs |work| (passes, a build) on the module read from |path|; an error that does not name
 /// the file already is rethrown as "<path>: <message>", so every error says which input.
 template <typename Work>

@@ -42,7 +42,10 @@ std::string ReadFile(const std::string& path) {
   return text.str();
 }
 
-IRModule ParseFile(const std::string& path) { return ParseModule(ReadFile(path), path); }
+IRModule ParseFile(const std::string& path, Session* session) {
+  std::string text = ReadFile(path);
+  return session != nullptr ? session->Parse(text, path) : ParseModule(text, path);
+}
 
 std::string FormatError(const std::string& message) {
   std::string_view text = message;

@@ -6,6 +6,7 @@
 //   rxt build FILE -o OUT.rxtx       compile to an executable for the VM
 //   rxt run OUT.rxtx --input x=x.npy run one of its functions on .npy inputs
 //   rxt train [--model FILE.rxt]      train a model on Fashion-MNIST (the seed MLP by default)
+//   rxt gradcheck FILE               check the gradients of its functions by finite differences
 //   rxt --version
 //
 // Every failure prints "rxt: error: ..." to stderr and exits 1.
@@ -59,6 +60,7 @@ int Run(int argc, char** argv) {
   rxt::cli::AddBuildCommand(app, result);
   rxt::cli::AddRunCommand(app, result);
   rxt::cli::AddTrainCommand(app, result);
+  rxt::cli::AddGradcheckCommand(app, result);
 
   // CLI11 would take an unknown command for a stray argument ("A subcommand is required").
   const CLI::App& commands = app;

@@ -1,5 +1,6 @@
 // rxt ops: every registered op with what it has — a legalization, a gradient rule (and the
-// plugin it comes from), the kernel libraries that can take it — and a one-line summary.
+// plugin it comes from), the kernel libraries that can take it — and a one-line summary (naming
+// the plugin that defined the op, for an op of a plugin).
 // Gradient rules come from plugins, so the command loads them as `rxt plugins` does.
 #include <iostream>
 #include <memory>
@@ -37,8 +38,11 @@ void AddOpsCommand(CLI::App& app, CommandResult& result) {
     for (const OpDef* op : OpRegistry::Global().List()) {
       std::optional<FGradient> rule = op->GetOwned<FGradient>(host.gradient_owner());
       std::string gradient = !rule ? "-" : rule->emit ? rule->plugin : rule->plugin + " (unusable)";
-      rows.push_back({op->name(), op->Has<FLegalize>() ? "yes" : "no", gradient,
-                      Joined(LibrariesTaking(op->name())), FirstLine(op->doc())});
+      // An op a plugin defined says which (the others are the core's).
+      const FPluginOp* defined_by = op->Get<FPluginOp>();
+      std::string summary = FirstLine(op->doc()) + (defined_by ? " (op of plugin " + defined_by->plugin + ")" : "");
+      rows.push_back({op->name(), op->Has<FLegalize>() ? "yes" : "no", gradient, Joined(LibrariesTaking(op->name())),
+                      summary});
     }
     PrintColumns(std::cout, rows);
     result.exit_code = 0;

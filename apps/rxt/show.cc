@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "command.h"
+#include "plugin_options.h"
 #include "rxt/ir/printer.h"
 #include "rxt/transform/passes.h"
 
@@ -12,6 +13,7 @@ void AddShowCommand(CLI::App& app, CommandResult& result) {
   struct Options {
     std::string file;
     std::vector<std::string> passes;
+    PluginOptions plugins;
   };
   auto options = std::make_shared<Options>();
   CLI::App* show = app.add_subcommand("show", "Parse an .rxt file, optionally run passes on it, and print it.");
@@ -19,9 +21,11 @@ void AddShowCommand(CLI::App& app, CommandResult& result) {
   show->add_option("--passes,-p", options->passes,
                    "Comma-separated passes to run first, in order (see 'rxt passes')")
       ->delimiter(',');
+  AddPluginOptions(show, &options->plugins);  // for ops that plugins define
   show->footer("Example: rxt show examples/mlp.rxt --passes DeadCodeElimination,Normalize");
   show->callback([options, &result] {
-    IRModule module = ParseFile(options->file);
+    Session session({.plugins = options->plugins.paths, .search_path = !options->plugins.no_search});
+    IRModule module = ParseFile(options->file, &session);
     if (!options->passes.empty()) {
       module = NamingFileInErrors(options->file, [&] { return RunPasses(std::move(module), options->passes); });
     }

@@ -43,13 +43,13 @@ struct Model {
   std::string hash;
 };
 
-Model LoadModel(const TrainOptions& options) {
+Model LoadModel(const TrainOptions& options, Session& session) {
   if (options.model.empty()) {
     std::string text = SeedMlpText(options.batch_size);
     return {ParseModule(text, "seed MLP"), "seed MLP 784-128-128-10", TextHash(text)};
   }
   std::string text = ReadFile(options.model);
-  Model model{ParseModule(text, options.model), options.model, TextHash(text)};
+  Model model{session.Parse(text, options.model), options.model, TextHash(text)};
   if (IsTrainerModule(model.module) && (options.loss_given || options.optimizer_given)) {
     Throw(ErrorCode::kInvalidArgument, options.model,
           " is a trainer module: its loss and optimizer are compiled in, --loss and --optimizer cannot change them "
@@ -114,7 +114,7 @@ void RunTraining(const TrainOptions& options) {
     Throw(ErrorCode::kInvalidArgument, "--batch-size ", options.batch_size, " is larger than the training set (",
           data.train.count, " images)");
   }
-  Model model = LoadModel(options);
+  Model model = LoadModel(options, session);
   LrSchedule schedule = ScheduleFor(options, steps_per_epoch);
 
   auto build_start = Clock::now();

@@ -89,7 +89,7 @@ const rxt_backend_t* const kBackends[] = {&kBackend};
 
 const rxt_plugin_descriptor_t kDescriptor = {
     sizeof(rxt_plugin_descriptor_t), RXT_PLUGIN_ABI_VERSION, "rxt_backend_cpu", "0.1.0",
-    "The CPU backend: LLVM code generation for kernels.", nullptr, 0, nullptr, 0, nullptr, 0, kBackends, 1, nullptr, 0};
+    "The CPU backend: LLVM code generation for kernels.", nullptr, 0, nullptr, 0, nullptr, 0, kBackends, 1, nullptr, 0, nullptr, 0};
 
 }  // namespace
 

@@ -42,6 +42,6 @@ RXT_PLUGIN_EXPORT const rxt_plugin_descriptor_t* rxt_plugin_entry(uint32_t host_
                                                      nullptr,
                                                      0,
                                                      nullptr,
-                                                     0};
+                                                     0, nullptr, 0};
   return &descriptor;
 }

@@ -82,6 +82,6 @@ RXT_PLUGIN_EXPORT const rxt_plugin_descriptor_t* rxt_plugin_entry(uint32_t host_
   static const rxt_plugin_descriptor_t descriptor = {
       sizeof(rxt_plugin_descriptor_t), RXT_PLUGIN_ABI_VERSION, "lib_dnnl", "1.0.0",
       "GEMM and convolution from oneDNN as extern functions (dnnl.matmul, dnnl.conv2d, ...)",
-      nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0, AllExterns(), kNumExterns};
+      nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0, AllExterns(), kNumExterns, nullptr, 0};
   return &descriptor;
 }

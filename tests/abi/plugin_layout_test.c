@@ -7,6 +7,7 @@
 #include <rxt/compiled_kernel.h>
 #include <rxt/ir_builder.h>
 #include <rxt/plugin.h>
+#include <rxt/tensor_expr.h>
 #include <stddef.h>
 
 #include "check.h"
@@ -66,6 +67,26 @@ RXT_AT(rxt_extern_t, state, 24);
 RXT_AT(rxt_extern_t, function, 32);
 _Static_assert(sizeof(rxt_extern_t) == 40, "rxt_extern_t grew or shrank");
 
+/* The vtable rxt_op_t: struct_size, name, summary, state, its schema, then its functions. */
+RXT_AT(rxt_op_t, struct_size, 0);
+RXT_AT(rxt_op_t, name, 8);
+RXT_AT(rxt_op_t, summary, 16);
+RXT_AT(rxt_op_t, state, 24);
+RXT_AT(rxt_op_t, inputs, 32);
+RXT_AT(rxt_op_t, num_inputs, 40);
+RXT_AT(rxt_op_t, attrs, 48);
+RXT_AT(rxt_op_t, num_attrs, 56);
+RXT_AT(rxt_op_t, infer_struct_info, 64);
+RXT_AT(rxt_op_t, legalize, 72);
+_Static_assert(sizeof(rxt_op_t) == 80, "rxt_op_t grew or shrank");
+
+/* An attribute of an op. */
+RXT_AT(rxt_op_attr_t, name, 0);
+RXT_AT(rxt_op_attr_t, kind, 8);
+RXT_AT(rxt_op_attr_t, default_value, 16);
+RXT_AT(rxt_op_attr_t, doc, 24);
+_Static_assert(sizeof(rxt_op_attr_t) == 32, "rxt_op_attr_t grew or shrank");
+
 /* The host table. Its first ten members are where ABI 2 had them (plugins of that version
  * call the abi2_* slots); members of version 3 follow. */
 RXT_AT(rxt_host_api_t, struct_size, 0);
@@ -87,7 +108,8 @@ RXT_AT(rxt_host_api_t, register_loss, 120);
 RXT_AT(rxt_host_api_t, register_gradient_rule, 128);
 RXT_AT(rxt_host_api_t, register_backend, 136);
 RXT_AT(rxt_host_api_t, register_extern, 144);
-_Static_assert(sizeof(rxt_host_api_t) == 152, "rxt_host_api_t grew or shrank");
+RXT_AT(rxt_host_api_t, register_op, 152);
+_Static_assert(sizeof(rxt_host_api_t) == 160, "rxt_host_api_t grew or shrank");
 
 /* The descriptor. struct_size and abi_version are where every version had them: the host
  * reads the version first, then the rest by its layout. */
@@ -106,7 +128,9 @@ RXT_AT(rxt_plugin_descriptor_t, backends, 88);
 RXT_AT(rxt_plugin_descriptor_t, num_backends, 96);
 RXT_AT(rxt_plugin_descriptor_t, externs, 104);
 RXT_AT(rxt_plugin_descriptor_t, num_externs, 112);
-_Static_assert(sizeof(rxt_plugin_descriptor_t) == 120, "rxt_plugin_descriptor_t grew or shrank");
+RXT_AT(rxt_plugin_descriptor_t, ops, 120);
+RXT_AT(rxt_plugin_descriptor_t, num_ops, 128);
+_Static_assert(sizeof(rxt_plugin_descriptor_t) == 136, "rxt_plugin_descriptor_t grew or shrank");
 
 /* The IR table (rxt/ir_builder.h), shared by plugins of versions 2 and 3. */
 RXT_AT(rxt_ir_api_t, struct_size, 0);
@@ -145,7 +169,29 @@ RXT_AT(rxt_ir_api_t, option_bool, 256);
 RXT_AT(rxt_ir_api_t, option_string, 264);
 RXT_AT(rxt_ir_api_t, option_floats, 272);
 RXT_AT(rxt_ir_api_t, check_options, 280);
-_Static_assert(sizeof(rxt_ir_api_t) == 288, "rxt_ir_api_t grew or shrank");
+RXT_AT(rxt_ir_api_t, set_struct_info, 288);
+_Static_assert(sizeof(rxt_ir_api_t) == 296, "rxt_ir_api_t grew or shrank");
+
+/* The tensor-expression table of op plugins (rxt/tensor_expr.h). */
+RXT_AT(rxt_te_api_t, struct_size, 0);
+RXT_AT(rxt_te_api_t, input, 8);
+RXT_AT(rxt_te_api_t, ndim, 16);
+RXT_AT(rxt_te_api_t, dtype, 24);
+RXT_AT(rxt_te_api_t, dim, 32);
+RXT_AT(rxt_te_api_t, load, 40);
+RXT_AT(rxt_te_api_t, constant, 48);
+RXT_AT(rxt_te_api_t, binary, 56);
+RXT_AT(rxt_te_api_t, call, 64);
+RXT_AT(rxt_te_api_t, select, 72);
+RXT_AT(rxt_te_api_t, cast, 80);
+RXT_AT(rxt_te_api_t, axes, 88);
+RXT_AT(rxt_te_api_t, compute, 96);
+RXT_AT(rxt_te_api_t, reduce, 104);
+RXT_AT(rxt_te_api_t, output, 112);
+RXT_AT(rxt_te_api_t, error, 120);
+RXT_AT(rxt_te_api_t, fail, 128);
+_Static_assert(sizeof(rxt_te_api_t) == 136, "rxt_te_api_t grew or shrank");
+_Static_assert(RXT_TE_ADD == 0 && RXT_TE_OR == 15 && RXT_TE_REDUCE_MIN == 2, "rxt_te enums renumbered");
 
 /* What compiled kernels and backends get of the host (rxt/compiled_kernel.h). */
 RXT_AT(rxt_kernel_runtime_t, struct_size, 0);

@@ -146,6 +146,14 @@ typedef struct rxt_ir_api_s {
    * else RXT_INVALID_ARGUMENT after recording an error naming the unknown option and the known
    * ones (or the parse error). Call it first: misspelled options are then never ignored. */
   rxt_code_t (*check_options)(rxt_ir_builder_t* b, const char* options, const char* const* known, int num_known);
+
+  /* ---- Op plugins (rxt_op_t, rxt/plugin.h): check RXT_IR_API_HAS ---- */
+
+  /* The result of the call being inferred (rxt_op_t.infer_struct_info only), in the text format
+   * ("Tensor((n, 10), float32)"); its symbolic dims are the arguments' of the same name. Often
+   * struct_info_text of an argument. RXT_OK, or RXT_INVALID_ARGUMENT after recording the error
+   * (it does not parse, it is not a tensor or tuple of tensors, or this is no inference). */
+  rxt_code_t (*set_struct_info)(rxt_ir_builder_t* b, const char* struct_info);
 } rxt_ir_api_t;
 
 #define RXT_IR_API_HAS(api, member) \

@@ -12,8 +12,8 @@
  *     item is registered or, on any error (a name taken, a bad descriptor), none is and the
  *     library is closed.
  *
- * What a plugin provides are items of five kinds — optimizers, losses, gradient rules, backends
- * and extern functions — each a typed table of functions (a vtable) that starts with
+ * What a plugin provides are items of six kinds — optimizers, losses, gradient rules, backends,
+ * extern functions and ops — each a typed table of functions (a vtable) that starts with
  * `size_t struct_size` and carries its name, a one-line summary and a `state` pointer handed
  * back to every function.
  *
@@ -38,7 +38,7 @@
  *   static const rxt_loss_t* const kLosses[] = {&kL1};
  *   static const rxt_plugin_descriptor_t kPlugin = {
  *     sizeof(rxt_plugin_descriptor_t), RXT_PLUGIN_ABI_VERSION, "my_losses", "1.0.0",
- *     "Losses of my lab.", NULL, 0, kLosses, 1, NULL, 0, NULL, 0, NULL, 0};
+ *     "Losses of my lab.", NULL, 0, kLosses, 1, NULL, 0, NULL, 0, NULL, 0, NULL, 0};
  *   RXT_PLUGIN_EXPORT const rxt_plugin_descriptor_t* rxt_plugin_entry(
  *       uint32_t host_abi_version, const rxt_host_api_t* host) {
  *     (void)host;
@@ -60,6 +60,7 @@
 #include "rxt/compiled_kernel.h" /* rxt_kernel_runtime_t */
 #include "rxt/ir_builder.h"      /* rxt_ir_api_t: how IR generators build IR */
 #include "rxt/rxt.h"             /* rxt_status_t, rxt_code_t, rxt_extern_fn_t, DLTensor (declarations only) */
+#include "rxt/tensor_expr.h"     /* rxt_te_api_t: how op plugins describe kernels */
 
 #ifdef __cplusplus
 extern "C" {
@@ -179,6 +180,45 @@ typedef struct rxt_extern_s {
   rxt_extern_fn_t function;
 } rxt_extern_t;
 
+/* An attribute of an op (rxt_op_t): name, kind (rxt/rxt.h: RXT_ATTR_BOOL, _INT, _FLOAT, _STRING,
+ * _DTYPE, or _ARRAY for a list of ints), default value in the text format ("0.01", "[1, 1]",
+ * "\"NCHW\"", "float32"; NULL: the attribute is required) and a line of doc (may be NULL). */
+typedef struct rxt_op_attr_s {
+  const char* name;
+  rxt_attr_kind_t kind;
+  const char* default_value;
+  const char* doc;
+} rxt_op_attr_t;
+
+/* An op: a new operator of the IR, usable like a core op in the text format, in models and by
+ * the passes. Its name must be unused (a prefix of the plugin's, "example.softplus", keeps it
+ * apart from the core's and other plugins' ops) and an identifier the text format can read
+ * (letters, digits, '_', '.'). Its inputs are tensors; its attributes follow |attrs|. An op
+ * belongs to the process once loaded: it stays registered (and the library loaded) until the
+ * process exits; loading the same plugin again, from another host, reuses it. Its gradient, if
+ * it has one, is a gradient rule of the same name in the same plugin (rxt_gradient_rule_t).
+ * Calls of the op are pure (no side effects). */
+typedef struct rxt_op_s {
+  size_t struct_size; /* sizeof(rxt_op_t) */
+  const char* name;   /* "example.softplus" */
+  const char* summary;
+  void* state;
+  const char* const* inputs; /* the names of its tensor inputs, in order ("x") */
+  int num_inputs;
+  const rxt_op_attr_t* attrs;
+  int num_attrs;
+  /* Required. Infers the struct info of |call| (arguments and attributes are read with |ir|;
+   * attributes are complete with their defaults) and sets it with ir->set_struct_info. A call
+   * it cannot take (a dtype, a rank) is a status it returns, which the host reports with the
+   * call's place in the source and the op's name. |ir|'s building functions fail here. */
+  rxt_status_t (*infer_struct_info)(void* state, const rxt_ir_api_t* ir, rxt_ir_builder_t* b, rxt_ir_expr_t call);
+  /* Required. Describes the kernel of |call| (struct info inferred, arguments of known rank
+   * and dtype) with |te| (rxt/tensor_expr.h): its inputs are the call's arguments, its outputs
+   * the fields of the call's result. |ir| reads the call's attributes and struct info. */
+  rxt_status_t (*legalize)(void* state, const rxt_te_api_t* te, rxt_te_builder_t* kb, const rxt_ir_api_t* ir,
+                           rxt_ir_builder_t* b, rxt_ir_expr_t call);
+} rxt_op_t;
+
 /* Whether |table|, a vtable of |type| (or the host's table), holds |member|: whether its
  * struct_size reaches past it. For members appended after a vtable was first published. */
 #define RXT_VTABLE_HAS(type, table, member) \
@@ -233,6 +273,9 @@ typedef struct rxt_host_api_s {
   rxt_status_t (*register_gradient_rule)(rxt_host_t* host, const rxt_gradient_rule_t* rule);
   rxt_status_t (*register_backend)(rxt_host_t* host, const rxt_backend_t* backend);
   rxt_status_t (*register_extern)(rxt_host_t* host, const rxt_extern_t* function);
+
+  /* ---- Op plugins (appended within version 3: check RXT_HOST_API_HAS) ---- */
+  rxt_status_t (*register_op)(rxt_host_t* host, const rxt_op_t* op);
 } rxt_host_api_t;
 
 #define RXT_HOST_API_HAS(api, member) RXT_VTABLE_HAS(rxt_host_api_t, api, member)
@@ -255,6 +298,9 @@ typedef struct rxt_plugin_descriptor_s {
   size_t num_backends;
   const rxt_extern_t* const* externs;
   size_t num_externs;
+  /* ---- Op plugins: a descriptor whose struct_size ends before these lists none ---- */
+  const rxt_op_t* const* ops;
+  size_t num_ops;
 } rxt_plugin_descriptor_t;
 
 typedef const rxt_plugin_descriptor_t* (*rxt_plugin_entry_fn_t)(uint32_t host_abi_version,

@@ -6,6 +6,8 @@
 
 #include "rxt/exec/available_libraries.h"
 #include "rxt/exec/build_trainer.h"
+#include "rxt/ir/parser.h"
+#include "rxt/transform/training/gradient.h"
 #include "rxt/plugin/plugin_kernel_provider.h"
 #include "rxt/runtime/aot_library.h"
 #include "rxt/runtime/extern.h"
@@ -50,6 +52,26 @@ std::vector<std::string> ParseLibraryList(const std::string& text, const std::st
 
 Session::Session(SessionOptions options, PluginHost& host) : host_(host), options_(std::move(options)) {
   for (const std::string& path : options_.plugins) host_.Load(path);
+}
+
+IRModule Session::Parse(const std::string& text, const std::string& name) {
+  try {
+    return ParseModule(text, name);
+  } catch (const Error&) {
+    if (searched_ || !options_.search_path) throw;
+  }
+  LoadSearchPathOnce();
+  return ParseModule(text, name);
+}
+
+IRModule Session::Differentiate(const IRModule& module, const std::string& function, std::vector<int> require_grads) {
+  try {
+    return Gradient(module, function, require_grads, 0, &host_);
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::kUnimplemented || searched_ || !options_.search_path) throw;
+  }
+  LoadSearchPathOnce();
+  return Gradient(module, function, require_grads, 0, &host_);
 }
 
 void Session::LoadWhatIsMissing(const std::string& backend, bool libraries_defaulted, const LossSpec* loss,

@@ -220,7 +220,9 @@ const OpDef& OpRegistry::Get(const std::string& name) const {
   std::vector<std::string> names;
   for (const OpDef* def : List()) names.push_back(def->name());
   std::string best = ClosestName(name, names);
-  Throw(ErrorCode::kNotFound, "unknown op '", name, "'", best.empty() ? "" : StrCat("; did you mean '", best, "'?"));
+  // Without a close core op, the likely cause is a plugin's op whose plugin is not loaded.
+  Throw(ErrorCode::kNotFound, "unknown op '", name, "'",
+        best.empty() ? " (if a plugin defines it, load that plugin first)" : StrCat("; did you mean '", best, "'?"));
 }
 
 std::vector<const OpDef*> OpRegistry::List() const {

@@ -276,6 +276,13 @@ rxt_code_t CheckOptions(rxt_ir_builder_t* b, const char* options, const char* co
   });
 }
 
+rxt_code_t SetStructInfo(rxt_ir_builder_t* b, const char* struct_info) {
+  return Guard(b, RXT_INVALID_ARGUMENT, [&](IRBuilderHost& host) {
+    host.SetInferred(Text(struct_info));
+    return RXT_OK;
+  });
+}
+
 }  // namespace
 
 void FillBuildFunctions(rxt_ir_api_t& api) {
@@ -298,6 +305,7 @@ void FillBuildFunctions(rxt_ir_api_t& api) {
   api.option_string = &OptionString;
   api.option_floats = &OptionFloats;
   api.check_options = &CheckOptions;
+  api.set_struct_info = &SetStructInfo;
 }
 
 }  // namespace rxt::ir_api

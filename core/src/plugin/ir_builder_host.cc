@@ -3,6 +3,7 @@
 #include "rxt/plugin/ir_builder_host.h"
 
 #include <cstdint>
+#include <functional>
 
 #include "rxt/ir/parser.h"
 #include "rxt/ir/op.h"
@@ -42,6 +43,9 @@ void IRBuilderHost::Fail(const std::string& message) {
 }
 
 Var IRBuilderHost::Bind(const Expr& value, const std::string& name_hint) {
+  if (options_.infer || options_.read_only) {
+    Throw(ErrorCode::kFailedPrecondition, "this callback reads IR and cannot build it");
+  }
   return options_.bind_outputs ? builder_.EmitOutput(value, name_hint) : builder_.Emit(value, name_hint);
 }
 
@@ -119,6 +123,25 @@ void IRBuilderHost::SetState(const Expr& state, const Expr& next) {
     return;
   }
   Throw(ErrorCode::kInvalidArgument, "set_state: the first argument is not a state declared with state()");
+}
+
+void IRBuilderHost::SetInferred(const std::string& sinfo_text) {
+  if (!options_.infer) Throw(ErrorCode::kFailedPrecondition, "set_struct_info: only struct info inference sets one");
+  StructInfo sinfo = ParseStructInfo(sinfo_text, &symbols_, "the inferred struct info");
+  std::function<bool(const StructInfo&)> tensors = [&](const StructInfo& s) {
+    if (s->As<TensorSINode>() != nullptr) return true;
+    const auto* tuple = s->As<TupleSINode>();
+    if (tuple == nullptr || tuple->fields.empty()) return false;
+    for (const StructInfo& f : tuple->fields) {
+      if (!tensors(f)) return false;
+    }
+    return true;
+  };
+  if (!tensors(sinfo)) {
+    Throw(ErrorCode::kInvalidArgument, "set_struct_info: an op returns a tensor or a tuple of tensors, not ",
+          ToString(sinfo));
+  }
+  inferred_ = std::move(sinfo);
 }
 
 }  // namespace rxt

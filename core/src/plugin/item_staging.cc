@@ -133,6 +133,17 @@ rxt_status_t StageExtern(PluginRecord& record, const rxt_extern_t* function) {
   return nullptr;
 }
 
+rxt_status_t StageOp(PluginRecord& record, const rxt_op_t* op) {
+  // The op itself (schema, defaults, whether its name is free) is checked when the plugin's
+  // name is known, before the load commits (PluginHost::CheckOps).
+  return StageVTable<rxt_op_t>(
+      record, PluginItemKind::kOp, op, RXT_SIZE_THROUGH(rxt_op_t, legalize),
+      [](const rxt_op_t& v) -> const char* {
+        return v.infer_struct_info == nullptr ? "infer_struct_info" : v.legalize == nullptr ? "legalize" : nullptr;
+      },
+      &PluginItem::op);
+}
+
 rxt_code_t StageAbi2Item(PluginRecord& record, PluginItemKind kind, const abi2::Item* item) {
   const char* kind_name = PluginItemKindName(kind);
   auto reject = [&](ErrorCode code, std::string message) {
@@ -175,7 +186,8 @@ void AdaptAbi2Item(PluginRecord& record, PluginItem& item, const abi2::Item& raw
     case PluginItemKind::kOptimizer: item.optimizer = adapters.Optimizer(raw); return;
     case PluginItemKind::kLoss: item.loss = adapters.Loss(raw); return;
     case PluginItemKind::kGradient: item.gradient_rule = adapters.GradientRule(raw); return;
-    case PluginItemKind::kBackend: return;
+    case PluginItemKind::kBackend:
+    case PluginItemKind::kOp: return;
   }
 }
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "plugin_ops.h"
 #include "plugin_record.h"
 #include "rxt/ir/op.h"
 #include "rxt/plugin/ir_generators.h"
@@ -59,6 +60,7 @@ void StageDescriptorItems(PluginRecord& record, const rxt_plugin_descriptor_t& d
   StageList(record, d.gradient_rules, d.num_gradient_rules, "gradient", &plugin_detail::StageGradientRule);
   StageList(record, d.backends, d.num_backends, "backend", &plugin_detail::StageBackend);
   StageList(record, d.externs, d.num_externs, "extern function", &plugin_detail::StageExtern);
+  if (DescriptorHas(d, d.num_ops)) StageList(record, d.ops, d.num_ops, "op", &plugin_detail::StageOp);
 }
 
 /// The same for a descriptor of version 1 or 2, whose lists are arrays of items.
@@ -128,6 +130,7 @@ const char* PluginItemKindName(PluginItemKind kind) {
     case PluginItemKind::kLoss: return "loss";
     case PluginItemKind::kGradient: return "gradient";
     case PluginItemKind::kBackend: return "backend";
+    case PluginItemKind::kOp: return "op";
   }
   return "unknown";
 }
@@ -144,13 +147,28 @@ PluginHost::~PluginHost() {
   });
 }
 
+void PluginHost::CheckOps(PluginRecord& record) const {
+  for (const PluginRecord::StagedItem& staged : record.staged) {
+    if (staged.item.kind != PluginItemKind::kOp) continue;
+    bool reuse = false;
+    std::string problem = plugin_detail::CheckPluginOp(*staged.item.op, record.info.name, &reuse);
+    if (!problem.empty()) record.errors.emplace_back(ErrorCode::kInvalidArgument, std::move(problem));
+  }
+}
+
 void PluginHost::CheckGradientRulesNameOps(PluginRecord& record) const {
   const OpRegistry& registry = OpRegistry::Global();
-  std::vector<std::string> ops;
+  std::vector<std::string> ops, own_ops;  // the registry's, and those the plugin defines
   for (const OpDef* op : registry.List()) ops.push_back(op->name());
   for (const PluginRecord::StagedItem& staged : record.staged) {
+    if (staged.item.kind == PluginItemKind::kOp) own_ops.push_back(staged.item.name);
+  }
+  ops.insert(ops.end(), own_ops.begin(), own_ops.end());
+  for (const PluginRecord::StagedItem& staged : record.staged) {
     const PluginItem& item = staged.item;
-    if (item.kind != PluginItemKind::kGradient || registry.Find(item.name) != nullptr) continue;
+    bool known = registry.Find(item.name) != nullptr ||
+                 std::find(own_ops.begin(), own_ops.end(), item.name) != own_ops.end();
+    if (item.kind != PluginItemKind::kGradient || known) continue;
     std::string closest = ClosestName(item.name, ops);
     record.errors.emplace_back(ErrorCode::kNotFound,
                                StrCat("gradient rule for an unknown op ", Quoted(item.name),
@@ -237,6 +255,7 @@ PluginInfo PluginHost::Negotiate(const std::shared_ptr<PluginRecord>& record) {
     std::string reason = record->last_log.empty() ? "" : ": " + record->last_log;
     Throw(ErrorCode::kFailedPrecondition, "plugin ", absolute, ": declined to load", reason);
   }
+  CheckOps(*record);
   CheckGradientRulesNameOps(*record);
   for (const auto& loaded : plugins_) {
     if (!record->info.name.empty() && loaded->info.name == record->info.name) {
@@ -255,7 +274,7 @@ PluginInfo PluginHost::Negotiate(const std::shared_ptr<PluginRecord>& record) {
 
 void PluginHost::Register(const std::shared_ptr<PluginRecord>& record) {
   std::shared_ptr<const void> keep_alive = record;
-  std::vector<PluginItem> rules;
+  std::vector<PluginItem> rules, ops;
   for (PluginRecord::StagedItem& staged : record->staged) {
     PluginItem& item = staged.item;
     item.plugin = record->info.name;
@@ -264,13 +283,18 @@ void PluginHost::Register(const std::shared_ptr<PluginRecord>& record) {
     if (staged.abi2) plugin_detail::AdaptAbi2Item(*record, item, *staged.abi2);
     record->info.items[KindIndex(item.kind)].push_back(item.name);
     if (item.kind == PluginItemKind::kGradient) rules.push_back(item);
+    if (item.kind == PluginItemKind::kOp) ops.push_back(item);
     items_[KindIndex(item.kind)].push_back(std::move(item));
   }
   record->staged.clear();
-  // Gradient rules become their ops' FGradient attribute (CheckGradientRulesNameOps made sure
-  // every op exists), owned by this host.
-  if (!rules.empty()) {
+  // Ops first (CheckOps made sure each is new or the same plugin's), then gradient rules become
+  // their ops' FGradient attribute (CheckGradientRulesNameOps made sure every op exists),
+  // owned by this host. An op stays for the life of the process, holding the library.
+  if (!rules.empty() || !ops.empty()) {
     OpRegistry::Global().Extend([&](OpRegistry& registry) {
+      for (const PluginItem& op : ops) {
+        if (registry.Find(op.name) == nullptr) plugin_detail::DefinePluginOp(registry, *op.op, op.plugin, keep_alive);
+      }
       for (const PluginItem& rule : rules) {
         registry.FindMutable(rule.name)->SetOwned<FGradient>(gradient_owner(), GradientAttribute(rule));
       }

@@ -1,8 +1,6 @@
-// Checks a gradient rule of grad_std against float64 central finite differences: a case is a
-// few bindings that call the op and bind %r (a tensor or a tuple of tensors); the check
-// builds f(params) = sum over r's fields of sum(r_i * w_i) with random weights w_i, runs the
-// Gradient pass, builds it for the reference backend and compares f_adjoint's gradients with
-// (f(x + h v) - f(x - h v)) / 2h for v each unit vector (small inputs) or random directions.
+// A conformance case of grad_std: a few bindings that call the op and bind %r (a tensor or a
+// tuple of tensors), checked by rxt's gradient check (exec/gradient_check.h: float64 central
+// finite differences on the reference backend).
 #pragma once
 
 #include <cstdint>
@@ -10,13 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "rxt/exec/gradient_check.h"
+
 namespace rxt::grad_test {
 
-/// The values a parameter takes: uniform in [lo, hi] (integers for integer dtypes; |step| > 0
-/// spaces float values apart, e.g. to keep max/min free of near-ties).
-struct Range {
-  double lo = -1, hi = 1;
-};
+/// The values a parameter takes: uniform in [lo, hi] (integers for integer dtypes).
+using Range = ValueRange;
 
 struct GradCase {
   std::string op;      // the gradient rule under test

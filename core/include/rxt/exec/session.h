@@ -68,6 +68,13 @@ class Session {
  public:
   explicit Session(SessionOptions options = {}, PluginHost& host = PluginHost::Global());
 
+  /// Parses |text| (named |name| in diagnostics). A module may call ops that plugins define: if
+  /// it does not parse, the search path is loaded (once, unless off) and it is parsed again; the
+  /// error of the last try is thrown.
+  IRModule Parse(const std::string& text, const std::string& name);
+  /// The Gradient pass (transform/training/gradient.h) with the session's gradient rules; if an
+  /// op has no rule, the search path is loaded (once, unless off) and it runs again.
+  IRModule Differentiate(const IRModule& module, const std::string& function, std::vector<int> require_grads);
   /// The backend, libraries and options a build of |request| uses (loads plugins as needed).
   BuildOptions Resolve(const BuildRequest& request);
   /// Resolve, then Build (exec/build.h).

@@ -48,6 +48,10 @@ class IRBuilderHost {
     bool allow_params = false;
     /// state() and set_state() are allowed (an optimizer declares its state).
     bool allow_states = false;
+    /// Reading only (an op plugin's legalization): building functions fail.
+    bool read_only = false;
+    /// An op plugin's struct info inference: reading and set_struct_info() only.
+    bool infer = false;
   };
 
   /// One tensor of optimizer state declared with state().
@@ -101,6 +105,13 @@ class IRBuilderHost {
   /// set_state(): |state| must be a variable returned by AddState; |next| must fit its struct info.
   void SetState(const Expr& state, const Expr& next);
   const std::vector<Var>& params() const { return params_; }
+
+  // ---- Struct info inference (Options::infer).
+  /// set_struct_info(): parses |sinfo_text| with the symbols added by AddSymbols; it must be a
+  /// tensor or a tuple of tensors. Throws kFailedPrecondition outside an inference.
+  void SetInferred(const std::string& sinfo_text);
+  /// What set_struct_info() set; null if nothing.
+  const StructInfo& inferred() const { return inferred_; }
   const std::vector<State>& states() const { return states_; }
 
  private:
@@ -118,6 +129,7 @@ class IRBuilderHost {
   std::map<std::string, PrimVar> symbols_;
   std::vector<Var> params_;
   std::vector<State> states_;
+  StructInfo inferred_;
 };
 
 }  // namespace rxt

@@ -23,13 +23,14 @@
 
 namespace rxt {
 
-enum class PluginItemKind : uint8_t { kOptimizer, kLoss, kGradient, kBackend };
-inline constexpr std::array<PluginItemKind, 4> kAllPluginItemKinds = {
-    PluginItemKind::kOptimizer, PluginItemKind::kLoss, PluginItemKind::kGradient, PluginItemKind::kBackend};
+enum class PluginItemKind : uint8_t { kOptimizer, kLoss, kGradient, kBackend, kOp };
+inline constexpr std::array<PluginItemKind, 5> kAllPluginItemKinds = {PluginItemKind::kOptimizer, PluginItemKind::kLoss,
+                                                                      PluginItemKind::kGradient, PluginItemKind::kBackend,
+                                                                      PluginItemKind::kOp};
 /// Per-kind tables are indexed by the kind.
 template <typename T>
 using PerPluginItemKind = std::array<T, kAllPluginItemKinds.size()>;
-/// "optimizer", "loss", "gradient", "backend".
+/// "optimizer", "loss", "gradient", "backend", "op".
 const char* PluginItemKindName(PluginItemKind kind);
 
 /// One thing a plugin provides. Holding a copy keeps the plugin's library loaded, so its
@@ -46,12 +47,19 @@ struct PluginItem {
   const rxt_loss_t* loss = nullptr;
   const rxt_gradient_rule_t* gradient_rule = nullptr;
   const rxt_backend_t* backend = nullptr;
+  const rxt_op_t* op = nullptr;
   /// What using a backend of ABI version 1 or 2 throws when its table cannot run kernels.
   std::optional<Error> unusable;
   std::string plugin;                      // the name of the plugin that provides it
   /// The plugin ABI version the plugin speaks (1 to RXT_PLUGIN_ABI_VERSION).
   uint32_t abi_version = 0;
   std::shared_ptr<const void> keep_alive;  // owns the plugin's library
+};
+
+/// The op attribute of an op a plugin defined (rxt_op_t): which plugin, for `rxt ops` and for
+/// loading the same plugin again (the op stays defined for the life of the process).
+struct FPluginOp {
+  std::string plugin;
 };
 
 /// A loaded plugin.
@@ -129,7 +137,9 @@ class PluginHost : public TrainingProvider {
   /// Calls the record's entry point, checks the descriptor and registers it (mutex_ held).
   PluginInfo Negotiate(const std::shared_ptr<plugin_detail::PluginRecord>& record);
   void Register(const std::shared_ptr<plugin_detail::PluginRecord>& record);
-  /// Records an error for each gradient rule whose op the registry does not know.
+  /// Records an error for each staged op that is malformed or whose name is taken.
+  void CheckOps(plugin_detail::PluginRecord& record) const;
+  /// Records an error for each gradient rule whose op neither the registry nor the plugin knows.
   void CheckGradientRulesNameOps(plugin_detail::PluginRecord& record) const;
 
   mutable std::mutex mutex_;  // loading is serialized; the entry point runs under it
