@@ -28,20 +28,14 @@ const std::vector<const rxt_gradient_rule_t*>& AllRules() {
 RXT_PLUGIN_EXPORT const rxt_plugin_descriptor_t* rxt_plugin_entry(uint32_t host_abi_version,
                                                                   const rxt_host_api_t* host) {
   if (!rxt::plugin_support::ConnectHost(host_abi_version, host, "rxt_grad_std")) return nullptr;
-  static const rxt_plugin_descriptor_t descriptor = {sizeof(rxt_plugin_descriptor_t),
-                                                     RXT_PLUGIN_ABI_VERSION,
-                                                     "rxt_grad_std",
-                                                     "0.1.0",
-                                                     "Gradient rules of the core ops.",
-                                                     nullptr,
-                                                     0,
-                                                     nullptr,
-                                                     0,
-                                                     AllRules().data(),
-                                                     AllRules().size(),
-                                                     nullptr,
-                                                     0,
-                                                     nullptr,
-                                                     0, nullptr, 0};
+  static const rxt_plugin_descriptor_t descriptor = {
+      sizeof(rxt_plugin_descriptor_t), RXT_PLUGIN_ABI_VERSION, "rxt_grad_std", "0.1.0",
+      "Gradient rules of the core ops.",
+      nullptr, 0,                                  // optimizers
+      nullptr, 0,                                  // losses
+      AllRules().data(), AllRules().size(),        // gradient rules
+      nullptr, 0,                                  // backends
+      nullptr, 0,                                  // extern functions
+      nullptr, 0};                                 // ops
   return &descriptor;
 }

@@ -9,7 +9,6 @@
 //   Expr replacement = te.Finish(context);   // call_kernel of the kernel; throws on an error
 #pragma once
 
-#include <deque>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -61,7 +60,6 @@ class TEBuilderHost {
   rxt_te_expr_t NewAxis();
   bool IsAxis(const PrimVarNode* var) const { return axes_.count(var) > 0; }
   void AddOutput(TensorRef stage) { outputs_.push_back(std::move(stage)); }
-  const char* Keep(std::string text) { return strings_.emplace_back(std::move(text)).c_str(); }
 
  private:
   const CallNode& call_;
@@ -72,7 +70,6 @@ class TEBuilderHost {
   std::vector<std::pair<int, TensorRef>> inputs_;  // argument index -> its input
   std::vector<TensorRef> outputs_;
   std::unordered_set<const PrimVarNode*> axes_;
-  std::deque<std::string> strings_;
   std::string error_;
 };
 
