@@ -3,9 +3,10 @@
 #         -DCXX_COMPILER=<c++> [-DCOMPILER_LAUNCHER=ccache] [-DSANITIZE=address,undefined]
 #         -DIDX_FIXTURE=<rxt_idx_fixture>
 #         -P install_and_build.cmake
-# Leaves in WORK_DIR: prefix/ (the installation, moved there from stage/), lion/lion.so (the
-# example plugin), user/lib/rxt/plugins/lion.so (its install rule's work), lion_check/lion_check
-# and data/ (a tiny Fashion-MNIST look-alike).
+# Leaves in WORK_DIR: prefix/ (the installation, moved there from stage/), lion/lion.so and
+# example_ops/example_ops.so (the example plugins: an optimizer in C++, ops in C),
+# user/lib/rxt/plugins/lion.so (its install rule's work), lion_check/lion_check and data/ (a tiny
+# Fashion-MNIST look-alike).
 cmake_minimum_required(VERSION 3.25)
 
 # Runs a command; stops with its output if it fails.
@@ -28,15 +29,17 @@ file(RENAME ${WORK_DIR}/stage ${WORK_DIR}/prefix)
 set(configure_args -G ${GENERATOR} -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_BUILD_TYPE=Debug
     -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_COMPILE_WARNING_AS_ERROR=ON)
 if(COMPILER_LAUNCHER)
-  list(APPEND configure_args -DCMAKE_CXX_COMPILER_LAUNCHER=${COMPILER_LAUNCHER})
+  list(APPEND configure_args -DCMAKE_CXX_COMPILER_LAUNCHER=${COMPILER_LAUNCHER}
+       -DCMAKE_C_COMPILER_LAUNCHER=${COMPILER_LAUNCHER})
 endif()
 # A sanitized librxt.so needs its runtime loaded first: programs linking it are sanitized too.
 if(SANITIZE)
   list(APPEND configure_args "-DCMAKE_CXX_FLAGS=-fsanitize=${SANITIZE} -fno-omit-frame-pointer"
+       "-DCMAKE_C_FLAGS=-fsanitize=${SANITIZE} -fno-omit-frame-pointer"
        -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=${SANITIZE} -DCMAKE_MODULE_LINKER_FLAGS=-fsanitize=${SANITIZE})
 endif()
-set(names lion lion_check)
-set(sources ${SOURCE_DIR}/examples/plugins/lion ${SOURCE_DIR}/tests/install/lion_check)
+set(names lion lion_check example_ops)
+set(sources ${SOURCE_DIR}/examples/plugins/lion ${SOURCE_DIR}/tests/install/lion_check ${SOURCE_DIR}/examples/plugins/ops)
 foreach(name source IN ZIP_LISTS names sources)
   run("configuring ${name}" ${CMAKE_COMMAND} -S ${source} -B ${WORK_DIR}/${name} ${configure_args})
   run("building ${name}" ${CMAKE_COMMAND} --build ${WORK_DIR}/${name})
@@ -50,5 +53,6 @@ endif()
 # the same check from tests/plugins).
 include(${CMAKE_CURRENT_LIST_DIR}/../plugins/plugin_exports.cmake)
 rxt_check_plugin_exports(${WORK_DIR}/lion/lion.so rxt_plugin_entry)
+rxt_check_plugin_exports(${WORK_DIR}/example_ops/example_ops.so rxt_plugin_entry)
 
 run("writing the data set" ${IDX_FIXTURE} dataset ${WORK_DIR}/data 64 24)
