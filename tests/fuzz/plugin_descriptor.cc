@@ -1,7 +1,7 @@
 // Fuzz target plugin_descriptor: the plugin host's checks of what a plugin's entry point gives it
 // (core/src/plugin/plugin_host.cc, host_api.cc, abi2_adapters.cc, plugin_kernel_provider.cc).
 // The fuzz bytes describe a plugin: the calls its entry point makes to the host API (vtables of
-// ABI 3 and items of ABI 2, some null, too small or unnamed, without their functions; log
+// ABI 3 (ops included) and items of ABI 2, some null, too small or unnamed, without their functions; log
 // messages), whether it throws, and the descriptor it returns: its ABI version (3, 2, 1 or any
 // number) and the layout that goes with it, struct sizes, names (any bytes, non-UTF-8
 // included), lists (counts without arrays, null entries) and backends. Every struct is
@@ -150,6 +150,46 @@ const rxt_extern_t* Extern(FuzzInput& in, PluginMemory& memory) {
   return Sized(memory, v, claimed);
 }
 
+// Ops: malformed in every way, or well-formed under one of four fixed names. An op that
+// registers stays in the process's registry (never called here), so valid names are few: later
+// runs find them taken (by another plugin name) or reuse them (by the same one).
+rxt_status_t NoInference(void*, const rxt_ir_api_t*, rxt_ir_builder_t*, rxt_ir_expr_t) { return Refuse("no inference"); }
+rxt_status_t NoKernel(void*, const rxt_te_api_t*, rxt_te_builder_t*, const rxt_ir_api_t*, rxt_ir_builder_t*,
+                      rxt_ir_expr_t) {
+  return Refuse("no kernel");
+}
+const rxt_op_t* Op(FuzzInput& in, PluginMemory& memory) {
+  size_t claimed = 0;
+  auto v = Named<rxt_op_t>(in, memory, &claimed);
+  static const char* const kValid[] = {"fuzz.op0", "fuzz.op1", "fuzz.op2", "nn.relu"};
+  if (v.name != nullptr && in.Bool()) {
+    v.name = kValid[in.Int(0, 3)];
+  } else if (v.name != nullptr) {
+    memory.strings.push_back(std::make_unique<std::string>(" " + std::string(v.name)));  // never an identifier
+    v.name = memory.strings.back()->c_str();
+  }
+  v.num_inputs = in.Int(-1, 3);
+  if (in.Int(0, 7) != 0 && v.num_inputs > 0) {
+    auto* inputs = reinterpret_cast<const char**>(memory.Block(static_cast<size_t>(v.num_inputs) * sizeof(char*)));
+    for (int i = 0; i < v.num_inputs; ++i) inputs[i] = in.Bool() ? "x" : memory.Name(in);
+    v.inputs = inputs;
+  }
+  v.num_attrs = in.Int(-1, 3);
+  if (in.Int(0, 7) != 0 && v.num_attrs > 0) {
+    auto* attrs = reinterpret_cast<rxt_op_attr_t*>(memory.Block(static_cast<size_t>(v.num_attrs) * sizeof(rxt_op_attr_t)));
+    for (int a = 0; a < v.num_attrs; ++a) {
+      attrs[a].name = in.Bool() ? "alpha" : memory.Name(in);
+      attrs[a].kind = static_cast<rxt_attr_kind_t>(in.Int(-1, 9));
+      attrs[a].default_value = memory.Name(in);  // any bytes: text of the attribute syntax, or not
+      attrs[a].doc = memory.Name(in);
+    }
+    v.attrs = attrs;
+  }
+  v.infer_struct_info = Maybe(in, &NoInference);
+  v.legalize = Maybe(in, &NoKernel);
+  return Sized(memory, v, claimed);
+}
+
 /// An array of |count| pointers to vtables made by |make| (some null).
 template <typename VTable>
 const VTable* const* List(FuzzInput& in, PluginMemory& memory, size_t count,
@@ -201,7 +241,7 @@ void CallHost(FuzzInput& in, PluginMemory& memory, const rxt_host_api_t* api) {
   int calls = in.Int(0, 6);
   for (int c = 0; c < calls; ++c) {
     rxt_status_t status = nullptr;
-    switch (in.Int(0, 11)) {
+    switch (in.Int(0, 12)) {
       case 0: status = api->register_optimizer(api->host, in.Int(0, 7) == 0 ? nullptr : Optimizer(in, memory)); break;
       case 1: status = api->register_loss(api->host, in.Int(0, 7) == 0 ? nullptr : Loss(in, memory)); break;
       case 2:
@@ -209,6 +249,7 @@ void CallHost(FuzzInput& in, PluginMemory& memory, const rxt_host_api_t* api) {
         break;
       case 3: status = api->register_backend(api->host, in.Int(0, 7) == 0 ? nullptr : Backend(in, memory)); break;
       case 4: status = api->register_extern(api->host, in.Int(0, 7) == 0 ? nullptr : Extern(in, memory)); break;
+      case 11: status = api->register_op(api->host, in.Int(0, 7) == 0 ? nullptr : Op(in, memory)); break;
       case 5: api->log(api->host, static_cast<rxt_log_level_t>(in.Int(-1, 5)), memory.Name(in)); break;
       case 6: {
         // Version 2's extern registration, failing only (no name or no function).
@@ -216,7 +257,11 @@ void CallHost(FuzzInput& in, PluginMemory& memory, const rxt_host_api_t* api) {
         register_extern(api->host, in.Bool() ? nullptr : "", nullptr, nullptr);
         break;
       }
-      default: {
+      case 7:
+      case 8:
+      case 9:
+      case 10:
+      case 12: {
         int kind = in.Int(0, 3);
         const abi2::Item* item = in.Int(0, 7) == 0 ? nullptr : ItemsV2(in, memory, 1, kind == 3);
         rxt_abi2_fn_t slots[] = {api->abi2_register_optimizer, api->abi2_register_loss, api->abi2_register_gradient,
@@ -254,6 +299,7 @@ const rxt_plugin_descriptor_t* DescriptorV3(FuzzInput& in, PluginMemory& memory,
   list(&d.gradient_rules, &d.num_gradient_rules, &GradientRule);
   list(&d.backends, &d.num_backends, &Backend);
   if (in.Int(0, 7) == 0) list(&d.externs, &d.num_externs, &Extern);  // rarely: none of them registers
+  list(&d.ops, &d.num_ops, &Op);
   return Sized(memory, d, claimed);
 }
 

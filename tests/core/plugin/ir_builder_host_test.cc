@@ -517,5 +517,34 @@ def @optimizer(%params: Tuple(Tensor((4, 2), float32), Tensor((2,), float64)),
   }
 }
 
+// set_struct_info: only an op plugin's inference sets one, a tensor or tuple of tensors whose
+// symbolic dims are the arguments' (AddSymbols); there, building IR fails.
+TEST_F(IRBuilderHostTest, SetStructInfoBelongsToInferenceOnly) {
+  EXPECT_TRUE(RXT_IR_API_HAS(&Ir(), set_struct_info));
+  EXPECT_EQ(Ir().set_struct_info(b(), "Tensor((2,), float32)"), RXT_INVALID_ARGUMENT);
+  EXPECT_NE(Str(Ir().error(b())).find("only struct info inference sets one"), std::string::npos) << Str(Ir().error(b()));
+
+  BlockBuilder scratch;
+  IRBuilderHost infer(scratch, {.infer = true});
+  infer.AddSymbols(x_->struct_info);
+  EXPECT_EQ(Ir().set_struct_info(infer.handle(), "Tensor((n, 8), float32)"), RXT_OK) << Str(Ir().error(infer.handle()));
+  const auto* t = infer.inferred()->As<TensorSINode>();
+  ASSERT_NE(t, nullptr);
+  // The same n as the argument's, not a new variable of the same name.
+  EXPECT_EQ((*t->shape)[0], (*x_->struct_info->As<TensorSINode>()->shape)[0]);
+
+  IRBuilderHost object(scratch, {.infer = true});
+  EXPECT_EQ(Ir().set_struct_info(object.handle(), "Object"), RXT_INVALID_ARGUMENT);
+  EXPECT_NE(object.error().find("an op returns a tensor or a tuple of tensors"), std::string::npos) << object.error();
+  IRBuilderHost garbage(scratch, {.infer = true});
+  EXPECT_EQ(Ir().set_struct_info(garbage.handle(), "Tensor((2,"), RXT_INVALID_ARGUMENT);
+  EXPECT_NE(garbage.error().find("the inferred struct info"), std::string::npos) << garbage.error();
+
+  IRBuilderHost builds(scratch, {.infer = true});
+  rxt_ir_expr_t x = builds.Wrap(x_);
+  EXPECT_EQ(Ir().op(builds.handle(), "exp", &x, 1, nullptr), nullptr);
+  EXPECT_NE(builds.error().find("cannot build it"), std::string::npos) << builds.error();
+}
+
 }  // namespace
 }  // namespace rxt
