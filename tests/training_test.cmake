@@ -4,10 +4,10 @@
 include_guard(DIRECTORY)
 find_package(nlohmann_json 3 REQUIRED)  # the golden files
 function(rxt_add_training_test name)
-  add_executable(${name} ${ARGN} ${PROJECT_SOURCE_DIR}/tests/vm/reference_provider.cc)
+  add_executable(${name} ${ARGN} ${PROJECT_SOURCE_DIR}/tests/test_util/reference_provider.cc)
   target_link_libraries(${name} PRIVATE rxt_compiler rxt_reference_interpreter nlohmann_json::nlohmann_json
     GTest::gtest_main rxt_build_options)
-  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests ${PROJECT_SOURCE_DIR}/tests/vm)
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
   target_compile_definitions(${name} PRIVATE
     RXT_SOURCE_DIR="${PROJECT_SOURCE_DIR}" RXT_TEST_DATA_DIR="${PROJECT_SOURCE_DIR}/tests/data"
     RXT_GRAD_STD_PLUGIN="$<TARGET_FILE:rxt_grad_std>" RXT_LOSS_STD_PLUGIN="$<TARGET_FILE:rxt_loss_std>"

@@ -8,7 +8,7 @@
 
 #include "fuzz_util.h"
 #include "rxt/support/error.h"
-#include "reference_provider.h"
+#include "test_util/reference_provider.h"
 #include "rxt/runtime/executable.h"
 #include "rxt/runtime/vm.h"
 

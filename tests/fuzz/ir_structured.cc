@@ -17,7 +17,7 @@
 #include "fuzz_util.h"
 #include "rxt/support/error.h"
 #include "ir_module_generator.h"
-#include "reference_provider.h"
+#include "test_util/reference_provider.h"
 #include "rxt/exec/build.h"
 #include "rxt/exec/vm_compiler.h"
 #include "rxt/ir/equality.h"

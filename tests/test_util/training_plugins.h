@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "reference_provider.h"
+#include "test_util/reference_provider.h"
 #include "rxt/exec/build.h"
 #include "rxt/plugin/plugin_host.h"
 #include "rxt/runtime/vm.h"

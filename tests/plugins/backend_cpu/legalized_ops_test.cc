@@ -12,7 +12,7 @@
 #include "rxt/runtime/vm.h"
 #include "rxt/transform/legalize/legalize.h"
 #include "rxt/transform/passes.h"
-#include "vm/reference_provider.h"
+#include "test_util/reference_provider.h"
 
 namespace rxt::backend_cpu::testing {
 namespace {

@@ -10,7 +10,7 @@
 #include "rxt/ir/printer.h"
 #include "rxt/ir/op.h"
 #include "rxt/runtime/vm.h"
-#include "vm/reference_provider.h"
+#include "test_util/reference_provider.h"
 
 namespace rxt::backend_cpu::testing {
 namespace {

@@ -6,7 +6,7 @@
 #include <random>
 #include <sstream>
 
-#include "reference_provider.h"
+#include "test_util/reference_provider.h"
 #include "rxt/exec/build.h"
 #include "rxt/ir/parser.h"
 #include "rxt/plugin/plugin_host.h"

@@ -1,5 +1,5 @@
 // LegalizeOps and the legalization registry. Pass cases are in tests/data/passes/LegalizeOps/,
-// numeric checks of every legalized op in tests/transform_numeric/.
+// numeric checks of every legalized op in tests/core/transform/legalize/numeric/.
 #include <gtest/gtest.h>
 
 #include <fstream>

@@ -1,6 +1,6 @@
 // The Gradient pass (core/src/transform/gradient/): the adjoint function's contract and every
 // error path. IR-in/IR-out cases are in tests/data/passes/Gradient, numeric checks against
-// finite differences in tests/vm/gradient_run_test.cc. The rules are the test fixture's
+// finite differences in tests/core/transform/training/gradient/gradient_run_test.cc. The rules are the test fixture's
 // (tests/plugins/fixtures/grad_rules.c), loaded into a host of the tests' own.
 #include "rxt/plugin/plugin_host.h"
 #include "rxt/transform/training/gradient.h"

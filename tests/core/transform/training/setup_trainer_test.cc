@@ -2,7 +2,7 @@
 // the trainer module's functions, signatures and attributes, and every invalid backbone or
 // setup. The loss, optimizer and gradient rules are the test fixtures' (test_sse, test_sgd,
 // tests/plugins/fixtures/{ir_generators,grad_rules}.c) in a host of the tests' own; numeric
-// checks with the standard plugins are in tests/training_numeric.
+// checks with the standard plugins are in tests/core/transform/training (seed_step, convergence, standard_plugins).
 #include "rxt/plugin/plugin_host.h"
 #include "rxt/transform/training/setup_trainer.h"
 

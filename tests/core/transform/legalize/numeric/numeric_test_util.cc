@@ -1,4 +1,4 @@
-#include "numeric_test_util.h"
+#include "core/transform/legalize/numeric/numeric_test_util.h"
 
 #include <dlpack/dlpack.h>
 
@@ -6,7 +6,7 @@
 #include <random>
 #include <unordered_map>
 
-#include "backend_conformance.h"
+#include "core/transform/legalize/numeric/backend_conformance.h"
 #include "reference_interpreter.h"
 #include "rxt/ir/equality.h"
 #include "rxt/ir/kernel_encoding.h"

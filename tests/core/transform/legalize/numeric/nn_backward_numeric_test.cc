@@ -5,7 +5,7 @@
 #include <map>
 #include <utility>
 
-#include "numeric_test_util.h"
+#include "core/transform/legalize/numeric/numeric_test_util.h"
 #include "rxt/support/error.h"
 
 namespace rxt::numeric {

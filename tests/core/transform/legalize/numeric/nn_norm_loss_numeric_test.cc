@@ -2,7 +2,7 @@
 // (nll_loss with weights, ignore_index and every reduction; cross_entropy_with_logits).
 #include <cmath>
 
-#include "numeric_test_util.h"
+#include "core/transform/legalize/numeric/numeric_test_util.h"
 #include "rxt/support/error.h"
 
 namespace rxt::numeric {

@@ -2,7 +2,7 @@
 // squeeze, flatten, concat, split, strided_slice, take, pad, one_hot.
 #include <algorithm>
 
-#include "numeric_test_util.h"
+#include "core/transform/legalize/numeric/numeric_test_util.h"
 #include "rxt/support/error.h"
 
 namespace rxt::numeric {

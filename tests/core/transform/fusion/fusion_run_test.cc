@@ -10,7 +10,7 @@
 #include <random>
 #include <sstream>
 
-#include "reference_provider.h"
+#include "test_util/reference_provider.h"
 #include "rxt/exec/vm_compiler.h"
 #include "rxt/ir/parser.h"
 #include "rxt/ir/printer.h"

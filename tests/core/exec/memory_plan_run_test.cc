@@ -6,7 +6,7 @@
 #include <cstring>
 #include <random>
 
-#include "reference_provider.h"
+#include "test_util/reference_provider.h"
 #include "rxt/exec/build.h"
 #include "rxt/exec/vm_compiler.h"
 #include "rxt/ir/parser.h"

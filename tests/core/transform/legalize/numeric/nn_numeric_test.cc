@@ -2,7 +2,7 @@
 #include <cmath>
 #include <limits>
 
-#include "numeric_test_util.h"
+#include "core/transform/legalize/numeric/numeric_test_util.h"
 #include "rxt/support/error.h"
 
 namespace rxt::numeric {

@@ -1,4 +1,4 @@
-#include "reference_provider.h"
+#include "test_util/reference_provider.h"
 
 #include "reference_interpreter.h"
 #include "rxt/support/error.h"

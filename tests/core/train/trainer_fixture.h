@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "reference_provider.h"
+#include "test_util/reference_provider.h"
 #include "rxt/exec/build_trainer.h"
 #include "rxt/ir/parser.h"
 #include "rxt/train/trainer.h"

@@ -1,7 +1,7 @@
 // Elementwise ops: unary math, broadcasting arithmetic and comparisons, where, astype, clip.
 #include <cmath>
 
-#include "numeric_test_util.h"
+#include "core/transform/legalize/numeric/numeric_test_util.h"
 #include "rxt/support/error.h"
 
 namespace rxt::numeric {

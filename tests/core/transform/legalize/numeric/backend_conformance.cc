@@ -1,4 +1,4 @@
-#include "backend_conformance.h"
+#include "core/transform/legalize/numeric/backend_conformance.h"
 
 #include <gtest/gtest.h>
 

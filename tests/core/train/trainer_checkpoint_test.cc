@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "trainer_fixture.h"
+#include "core/train/trainer_fixture.h"
 
 namespace rxt {
 namespace {

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <random>
 
-#include "reference_provider.h"
+#include "test_util/reference_provider.h"
 #include "rxt/plugin/plugin_host.h"
 #include "rxt/exec/build.h"
 #include "rxt/ir/parser.h"

@@ -7,7 +7,7 @@
 
 #include <cmath>
 
-#include "trainer_fixture.h"
+#include "core/train/trainer_fixture.h"
 
 namespace rxt {
 namespace {

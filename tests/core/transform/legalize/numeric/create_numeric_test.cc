@@ -1,5 +1,5 @@
 // Creation: zeros, ones, full and their _like forms.
-#include "numeric_test_util.h"
+#include "core/transform/legalize/numeric/numeric_test_util.h"
 #include "rxt/support/error.h"
 
 namespace rxt::numeric {

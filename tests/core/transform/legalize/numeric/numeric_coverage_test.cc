@@ -6,8 +6,8 @@
 #include <set>
 #include <string>
 
-#include "backend_conformance.h"
-#include "numeric_test_util.h"
+#include "core/transform/legalize/numeric/backend_conformance.h"
+#include "core/transform/legalize/numeric/numeric_test_util.h"
 #include "rxt/ir/op.h"
 #include "rxt/transform/legalize/legalize.h"
 #include "rxt/transform/passes.h"

@@ -1,6 +1,6 @@
 // The gradient-checkpoint markers legalize to their argument: values pass through unchanged,
 // tensors and tuples alike.
-#include "numeric_test_util.h"
+#include "core/transform/legalize/numeric/numeric_test_util.h"
 
 namespace rxt::numeric {
 namespace {

@@ -1,5 +1,5 @@
 // matmul: plain, batched with broadcast batch dims, 1-D operands, symbolic dims, out_dtype.
-#include "numeric_test_util.h"
+#include "core/transform/legalize/numeric/numeric_test_util.h"
 #include "rxt/support/error.h"
 
 namespace rxt::numeric {
