@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <atomic>
 #include <exception>
 #include <mutex>
@@ -42,7 +43,12 @@ const rxt_kernel_runtime_t* HostRuntime() { return g_runtime.load(std::memory_or
 
 int HostThreads() {
   const rxt_kernel_runtime_t* runtime = HostRuntime();
-  return runtime != nullptr ? std::max(1, runtime->num_threads) : 1;
+  if (runtime == nullptr) return 1;
+  // The calling thread's pool (a context's) where the host tells it; else the process's.
+  bool has_current = runtime->struct_size >= offsetof(rxt_kernel_runtime_t, current_num_threads) +
+                                                 sizeof(runtime->current_num_threads) &&
+                     runtime->current_num_threads != nullptr;
+  return std::max(1, has_current ? runtime->current_num_threads(runtime->pool) : runtime->num_threads);
 }
 
 OmpSerialScope::OmpSerialScope(bool serial) : saved_(serial ? omp_get_max_threads() : 0) {
@@ -55,7 +61,7 @@ OmpSerialScope::~OmpSerialScope() {
 
 void ParallelParts(int64_t count, const std::function<void(int64_t)>& body) {
   const rxt_kernel_runtime_t* runtime = HostRuntime();
-  if (runtime == nullptr || runtime->num_threads < 2 || count < 2) {
+  if (runtime == nullptr || HostThreads() < 2 || count < 2) {
     for (int64_t i = 0; i < count; ++i) body(i);
     return;
   }

@@ -16,13 +16,13 @@ namespace {
 using rxt::plugin_support::MakeStatus;
 using ExternBody = void (*)(void* const* args, int num_args);
 
-// rxt's thread count (0: not known). OpenMP keeps the team size per calling thread, and the VM
-// may call from any thread, so each call sets it where it differs (one compare when it does not).
-std::atomic<int> g_num_threads{0};
-
+// OpenMP keeps the team size per calling thread, and the VM may call from any thread (and from
+// contexts of different sizes), so each call follows the calling thread's pool where it differs
+// (one compare when it does not).
 void FollowHostThreads() {
-  int n = g_num_threads.load(std::memory_order_relaxed);
-  if (n > 0 && omp_get_max_threads() != n) omp_set_num_threads(n);
+  if (rxt::lib_dnnl::HostRuntime() == nullptr) return;
+  int n = rxt::lib_dnnl::HostThreads();
+  if (omp_get_max_threads() != n) omp_set_num_threads(n);
 }
 
 // |kBody| as an rxt_extern_fn_t: what it throws becomes a status.
@@ -75,10 +75,7 @@ const rxt_extern_t* const* AllExterns() {
 RXT_PLUGIN_EXPORT const rxt_plugin_descriptor_t* rxt_plugin_entry(uint32_t host_abi_version,
                                                                   const rxt_host_api_t* host) {
   if (!rxt::plugin_support::ConnectHost(host_abi_version, host, "lib_dnnl")) return nullptr;
-  if (host->kernel_runtime != nullptr) {
-    g_num_threads.store(host->kernel_runtime->num_threads, std::memory_order_relaxed);
-    rxt::lib_dnnl::SetHostRuntime(host->kernel_runtime);
-  }
+  if (host->kernel_runtime != nullptr) rxt::lib_dnnl::SetHostRuntime(host->kernel_runtime);
   static const rxt_plugin_descriptor_t descriptor = {
       sizeof(rxt_plugin_descriptor_t), RXT_PLUGIN_ABI_VERSION, "lib_dnnl", "1.0.0",
       "GEMM and convolution from oneDNN as extern functions (dnnl.matmul, dnnl.conv2d, ...)",

@@ -198,7 +198,8 @@ RXT_AT(rxt_kernel_runtime_t, struct_size, 0);
 RXT_AT(rxt_kernel_runtime_t, pool, 8);
 RXT_AT(rxt_kernel_runtime_t, parallel_for, 16);
 RXT_AT(rxt_kernel_runtime_t, num_threads, 24);
-_Static_assert(sizeof(rxt_kernel_runtime_t) == 32, "rxt_kernel_runtime_t grew or shrank");
+RXT_AT(rxt_kernel_runtime_t, current_num_threads, 32);
+_Static_assert(sizeof(rxt_kernel_runtime_t) == 40, "rxt_kernel_runtime_t grew or shrank");
 
 /* What a kernel library compiled ahead of time exports (rxt/compiled_kernel.h). */
 RXT_AT(rxt_aot_library_info_t, version, 0);

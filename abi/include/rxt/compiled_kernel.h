@@ -57,6 +57,10 @@ typedef struct rxt_kernel_runtime_s {
    * parallel_for again: the nested loop then runs serially on the calling thread. */
   int32_t (*parallel_for)(void* pool, int64_t extent, rxt_parallel_body_fn body, void* closure);
   int32_t num_threads; /* how many threads parallel_for may use, >= 1 */
+  /* Appended (check struct_size): how many threads parallel_for(pool, ...) uses now. The table
+   * the plugin host hands to plugins runs each loop on the calling thread's pool (a context's,
+   * see rxt_context_t), so this can differ from num_threads from call to call. */
+  int32_t (*current_num_threads)(void* pool);
 } rxt_kernel_runtime_t;
 
 typedef int32_t (*rxt_compiled_kernel_fn)(void* const* buffers, const int64_t* int_vars,

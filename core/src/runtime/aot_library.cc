@@ -89,7 +89,7 @@ class AotKernel : public Kernel {
       Throw(ErrorCode::kInvalidArgument, error_);
     }
     int32_t code =
-        function_(call_.buffers.data(), call_.int_vars.data(), call_.float_vars.data(), &ThreadPool::Global().runtime());
+        function_(call_.buffers.data(), call_.int_vars.data(), call_.float_vars.data(), &ThreadPool::Current().runtime());
     if (code != RXT_KERNEL_OK) {
       Throw(code == RXT_KERNEL_DIVISION_BY_ZERO ? ErrorCode::kInvalidArgument : ErrorCode::kInternal,
             rxt_kernel_code_message(code));

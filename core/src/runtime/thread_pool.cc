@@ -9,6 +9,7 @@ namespace rxt {
 namespace {
 
 thread_local bool t_inside_parallel_body = false;
+thread_local ThreadPool* t_current_pool = nullptr;  // set by ThreadPool::Scope
 
 // Tells the core this thread is spinning (less power, and the other hyper-thread runs).
 void CpuRelax() {
@@ -23,6 +24,13 @@ int32_t CParallelFor(void* pool, int64_t extent, rxt_parallel_body_fn body, void
   std::function<int32_t(int64_t, int64_t)> fn = [body, closure](int64_t b, int64_t e) { return body(closure, b, e); };
   return static_cast<ThreadPool*>(pool)->ParallelFor(extent, fn);
 }
+int32_t CNumThreads(void* pool) { return static_cast<ThreadPool*>(pool)->num_threads(); }
+
+// The dispatching table of KernelRuntime(): its pool pointer is ignored.
+int32_t CurrentParallelFor(void*, int64_t extent, rxt_parallel_body_fn body, void* closure) {
+  return CParallelFor(&ThreadPool::Current(), extent, body, closure);
+}
+int32_t CurrentNumThreads(void*) { return ThreadPool::Current().num_threads(); }
 
 // The chunk |index| of |chunks| over [0, extent): sizes differ by at most one.
 std::pair<int64_t, int64_t> Chunk(int64_t extent, int chunks, int index) {
@@ -50,13 +58,34 @@ ThreadPool& ThreadPool::Global() {
   return *pool;
 }
 
-const rxt_kernel_runtime_t& KernelRuntime() { return ThreadPool::Global().runtime(); }
+ThreadPool& ThreadPool::Current() { return t_current_pool != nullptr ? *t_current_pool : Global(); }
+
+ThreadPool::Scope::Scope(ThreadPool* pool) : saved_(t_current_pool), set_(pool != nullptr) {
+  if (set_) t_current_pool = pool;
+}
+ThreadPool::Scope::~Scope() {
+  if (set_) t_current_pool = saved_;
+}
+
+const rxt_kernel_runtime_t& KernelRuntime() {
+  static const rxt_kernel_runtime_t runtime = [] {
+    rxt_kernel_runtime_t r{};
+    r.struct_size = sizeof(rxt_kernel_runtime_t);
+    r.pool = nullptr;
+    r.parallel_for = &CurrentParallelFor;
+    r.num_threads = ThreadPool::Global().num_threads();
+    r.current_num_threads = &CurrentNumThreads;
+    return r;
+  }();
+  return runtime;
+}
 
 ThreadPool::ThreadPool(int num_threads) : num_threads_(std::max(1, num_threads)) {
   runtime_.struct_size = sizeof(rxt_kernel_runtime_t);
   runtime_.pool = this;
   runtime_.parallel_for = &CParallelFor;
   runtime_.num_threads = num_threads_;
+  runtime_.current_num_threads = &CNumThreads;
   for (int i = 1; i < num_threads_; ++i) workers_.emplace_back([this] { WorkerLoop(); });
 }
 

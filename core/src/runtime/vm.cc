@@ -180,6 +180,7 @@ Profile VirtualMachine::GetProfile() const {
 Value VirtualMachine::Invoke(const std::string& name, const std::vector<Value>& args) {
   int index = exec_.FindFunction(name);
   if (index < 0) Throw(ErrorCode::kNotFound, "vm: no function named '", name, "'");
+  ThreadPool::Scope pool(pool_);
   return Run(index, args.data(), static_cast<int>(args.size()), 0);
 }
 

@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstddef>
+#include <mutex>
 #include <chrono>
 #include <thread>
 #include <cstdlib>
@@ -148,6 +151,52 @@ TEST(ThreadPoolTest, SizeComesFromTheEnvironment) {
   setenv("RXT_NUM_THREADS", "zero", 1);  // not a number: the machine's cores
   EXPECT_GE(ThreadPool::DefaultNumThreads(), 1);
   if (old) setenv("RXT_NUM_THREADS", saved.c_str(), 1); else unsetenv("RXT_NUM_THREADS");
+}
+
+// The current pool: a Scope sets it for its thread (nested scopes restore the outer one), and
+// the table plugins get (KernelRuntime) runs each loop there, so two contexts with their own
+// pools share one loaded backend.
+TEST(ThreadPoolTest, AScopeMakesAPoolCurrentAndThePluginTableFollowsIt) {
+  ThreadPool three(3), one(1);
+  const rxt_kernel_runtime_t& plugins = KernelRuntime();
+  ASSERT_GE(plugins.struct_size, offsetof(rxt_kernel_runtime_t, current_num_threads) + sizeof(void*));
+  EXPECT_EQ(&ThreadPool::Current(), &ThreadPool::Global());
+  EXPECT_EQ(plugins.current_num_threads(plugins.pool), ThreadPool::Global().num_threads());
+  {
+    ThreadPool::Scope outer(&three);
+    EXPECT_EQ(&ThreadPool::Current(), &three);
+    EXPECT_EQ(plugins.current_num_threads(plugins.pool), 3);
+    {
+      ThreadPool::Scope inner(&one);
+      EXPECT_EQ(plugins.current_num_threads(plugins.pool), 1);
+      ThreadPool::Scope unchanged(nullptr);
+      EXPECT_EQ(&ThreadPool::Current(), &one);
+    }
+    EXPECT_EQ(&ThreadPool::Current(), &three);
+    // A loop through the plugins' table runs on the scope's pool: the caller and its workers,
+    // no more than 3 threads (each chunk waits a little so that workers take some).
+    std::mutex mutex;
+    std::vector<std::thread::id> seen;
+    auto body = [](void* closure, int64_t, int64_t) -> int32_t {
+      auto* state = static_cast<std::pair<std::mutex*, std::vector<std::thread::id>*>*>(closure);
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      std::lock_guard<std::mutex> lock(*state->first);
+      state->second->push_back(std::this_thread::get_id());
+      return 0;
+    };
+    std::pair<std::mutex*, std::vector<std::thread::id>*> state{&mutex, &seen};
+    EXPECT_EQ(plugins.parallel_for(plugins.pool, 12, body, &state), 0);
+    std::sort(seen.begin(), seen.end());
+    seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
+    EXPECT_LE(seen.size(), 3u);
+    EXPECT_EQ(seen.size() > 0, true);
+  }
+  EXPECT_EQ(&ThreadPool::Current(), &ThreadPool::Global());
+  // Another thread has its own current pool.
+  ThreadPool::Scope here(&three);
+  ThreadPool* there = nullptr;
+  std::thread([&] { there = &ThreadPool::Current(); }).join();
+  EXPECT_EQ(there, &ThreadPool::Global());
 }
 
 }  // namespace

@@ -28,6 +28,22 @@ class ThreadPool {
 
   /// The process-wide pool, sized by RXT_NUM_THREADS when first used.
   static ThreadPool& Global();
+  /// The pool this thread's kernels use: the innermost Scope's, else Global(). A VM of a
+  /// context (exec/context.h) runs its calls in a Scope of the context's pool.
+  static ThreadPool& Current();
+
+  /// Makes |pool| the current pool of this thread while it lives (null: leaves it as it is).
+  class Scope {
+   public:
+    explicit Scope(ThreadPool* pool);
+    ~Scope();
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+   private:
+    ThreadPool* saved_;
+    bool set_;
+  };
   /// RXT_NUM_THREADS if set to a positive number, else the machine's cores.
   static int DefaultNumThreads();
 
@@ -82,7 +98,9 @@ class ThreadPool {
   bool stopping_ = false;
 };
 
-/// ThreadPool::Global().runtime(): what the plugin host hands to plugins.
+/// What the plugin host hands to plugins: a table that runs each parallel loop on the calling
+/// thread's current pool (ThreadPool::Current()), so one loaded backend serves every context.
+/// Its num_threads is the global pool's; current_num_threads tells the current pool's.
 const rxt_kernel_runtime_t& KernelRuntime();
 
 }  // namespace rxt

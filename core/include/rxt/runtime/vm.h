@@ -13,6 +13,7 @@
 #include "rxt/runtime/extern.h"
 #include "rxt/runtime/kernel.h"
 #include "rxt/runtime/profile.h"
+#include "rxt/runtime/thread_pool.h"
 #include "rxt/support/error.h"
 #include "rxt/runtime/value.h"
 
@@ -46,6 +47,11 @@ class VirtualMachine {
 
   const Executable& executable() const { return exec_; }
 
+  /// The pool its kernels' parallel loops run on (null, the default: the calling thread's
+  /// current pool, ThreadPool::Current()). A context gives its VMs its own pool.
+  void set_thread_pool(ThreadPool* pool) { pool_ = pool; }
+  ThreadPool* thread_pool() const { return pool_; }
+
   /// How many times alloc_tensor has taken storage from the heap: outputs allocated per call,
   /// reuse slots (re)filled, and arenas (one per function and call depth, on its first call).
   /// A steady-state call of a planned function adds nothing once its callers drop the tensors
@@ -72,6 +78,7 @@ class VirtualMachine {
   // frames_[function][depth]: register files reused from call to call.
   std::vector<std::vector<std::unique_ptr<Frame>>> frames_;
 
+  ThreadPool* pool_ = nullptr;
   int64_t num_storage_allocations_ = 0;
   bool profiling_ = false;
   std::vector<ProfileRow> kernel_profile_;  // kernels, then externs

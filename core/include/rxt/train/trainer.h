@@ -104,6 +104,8 @@ class Trainer {
   /// num_storage_allocations): constant from the third Update on, when nothing else holds the
   /// tensors the steps returned (the parameters alternate between two buffers).
   int64_t num_storage_allocations() const;
+  /// The pool its kernels run on (VirtualMachine::set_thread_pool; null: the current one).
+  void set_thread_pool(ThreadPool* pool);
 
   // ---- Learning rate (the optimizer state "lr": changing it recompiles nothing)
   /// kFailedPrecondition if the optimizer has no "lr" state.
