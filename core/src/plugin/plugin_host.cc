@@ -274,7 +274,8 @@ PluginInfo PluginHost::Negotiate(const std::shared_ptr<PluginRecord>& record) {
 
 void PluginHost::Register(const std::shared_ptr<PluginRecord>& record) {
   std::shared_ptr<const void> keep_alive = record;
-  std::vector<PluginItem> rules, ops;
+  plugin_detail::DefinePluginOps(*record, keep_alive);  // first: it may still refuse the load
+  std::vector<PluginItem> rules;
   for (PluginRecord::StagedItem& staged : record->staged) {
     PluginItem& item = staged.item;
     item.plugin = record->info.name;
@@ -283,18 +284,13 @@ void PluginHost::Register(const std::shared_ptr<PluginRecord>& record) {
     if (staged.abi2) plugin_detail::AdaptAbi2Item(*record, item, *staged.abi2);
     record->info.items[KindIndex(item.kind)].push_back(item.name);
     if (item.kind == PluginItemKind::kGradient) rules.push_back(item);
-    if (item.kind == PluginItemKind::kOp) ops.push_back(item);
     items_[KindIndex(item.kind)].push_back(std::move(item));
   }
   record->staged.clear();
-  // Ops first (CheckOps made sure each is new or the same plugin's), then gradient rules become
-  // their ops' FGradient attribute (CheckGradientRulesNameOps made sure every op exists),
-  // owned by this host. An op stays for the life of the process, holding the library.
-  if (!rules.empty() || !ops.empty()) {
+  // Gradient rules become their ops' FGradient attribute (CheckGradientRulesNameOps made sure
+  // every op exists), owned by this host.
+  if (!rules.empty()) {
     OpRegistry::Global().Extend([&](OpRegistry& registry) {
-      for (const PluginItem& op : ops) {
-        if (registry.Find(op.name) == nullptr) plugin_detail::DefinePluginOp(registry, *op.op, op.plugin, keep_alive);
-      }
       for (const PluginItem& rule : rules) {
         registry.FindMutable(rule.name)->SetOwned<FGradient>(gradient_owner(), GradientAttribute(rule));
       }

@@ -6,6 +6,7 @@
 #include "rxt/plugin/plugin_host.h"
 #include "rxt/support/c_status.h"
 #include "rxt/transform/legalize/legalize.h"
+#include "plugin_record.h"
 #include "te_builder_host.h"
 
 namespace rxt::plugin_detail {
@@ -152,6 +153,8 @@ std::string CheckPluginOp(const rxt_op_t& op, const std::string& plugin, bool* r
   return "";
 }
 
+namespace {
+
 void DefinePluginOp(OpRegistry& registry, const rxt_op_t& op, const std::string& plugin,
                     std::shared_ptr<const void> keep_alive) {
   OpDef& def = registry.Def(op.name);
@@ -160,6 +163,26 @@ void DefinePluginOp(OpRegistry& registry, const rxt_op_t& op, const std::string&
   def.Set<FInferStructInfo>(InferenceOf(op, plugin, keep_alive));
   def.Set<FLegalize>(LegalizationOf(op, plugin, keep_alive));
   def.Set<FPluginOp>(FPluginOp{plugin});
+}
+
+}  // namespace
+
+void DefinePluginOps(PluginRecord& record, const std::shared_ptr<const void>& keep_alive) {
+  std::vector<const rxt_op_t*> ops;
+  for (const PluginRecord::StagedItem& staged : record.staged) {
+    if (staged.item.kind == PluginItemKind::kOp) ops.push_back(staged.item.op);
+  }
+  if (ops.empty()) return;
+  OpRegistry::Global().Extend([&](OpRegistry& registry) {
+    for (const rxt_op_t* op : ops) {
+      bool reuse = false;
+      std::string problem = CheckPluginOp(*op, record.info.name, &reuse);
+      if (!problem.empty()) Throw(ErrorCode::kAlreadyExists, "plugin ", record.info.path, ": ", problem);
+    }
+    for (const rxt_op_t* op : ops) {
+      if (registry.Find(op->name) == nullptr) DefinePluginOp(registry, *op, record.info.name, keep_alive);
+    }
+  });
 }
 
 }  // namespace rxt::plugin_detail

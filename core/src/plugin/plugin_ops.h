@@ -12,6 +12,9 @@
 #include "rxt/plugin.h"
 
 namespace rxt {
+namespace plugin_detail {
+struct PluginRecord;
+}
 
 namespace plugin_detail {
 
@@ -20,10 +23,11 @@ namespace plugin_detail {
 /// because the same plugin defined it before (another host loaded it): nothing to define then.
 std::string CheckPluginOp(const rxt_op_t& op, const std::string& plugin, bool* reuse);
 
-/// Defines |op| (checked by CheckPluginOp) in |registry|, inside OpRegistry::Extend.
-/// |keep_alive| owns the plugin's library.
-void DefinePluginOp(OpRegistry& registry, const rxt_op_t& op, const std::string& plugin,
-                    std::shared_ptr<const void> keep_alive);
+/// Defines the ops staged in |record| (checked by CheckPluginOp when the load was checked) in
+/// the op registry. Under the registry's lock it checks them again (another host may have
+/// defined one since) before defining any, and throws kAlreadyExists if one is taken: nothing is
+/// defined then. |keep_alive| owns the plugin's library: an op holds it for good.
+void DefinePluginOps(PluginRecord& record, const std::shared_ptr<const void>& keep_alive);
 
 }  // namespace plugin_detail
 }  // namespace rxt
