@@ -47,13 +47,13 @@ struct LibraryRule {
   Matcher match;
 };
 
-/// In order of preference: the weight-gradient pattern contains an nn.conv2d that the forward
-/// matcher would otherwise take alone.
+/// In order of preference.
 const std::vector<LibraryRule>& Rules() {
   static const std::vector<LibraryRule> rules = {{"dnnl", "matmul", MatchDnnlMatmul},
-                                                 {"dnnl", "nn.conv2d", MatchDnnlConv2dBackwardWeights},
                                                  {"dnnl", "nn.conv2d", MatchDnnlConv2d},
+                                                 {"dnnl", "nn.conv2d_backward_data", MatchDnnlConv2dBackwardData},
                                                  {"dnnl", "nn.conv2d_transpose", MatchDnnlConv2dBackwardData},
+                                                 {"dnnl", "nn.conv2d_backward_weight", MatchDnnlConv2dBackwardWeights},
                                                  {"dnnl", "nn.max_pool2d_backward", MatchDnnlMaxPool2dBackward},
                                                  {"dnnl", "nn.max_pool2d", MatchDnnlMaxPool2d}};
   return rules;

@@ -1,9 +1,8 @@
 /// LegalizeLibraryCalls' matchers for 2-D convolutions (NCHW data, OIHW weights, float32,
 /// static shapes): the forward convolution with its bias, ReLU and a max pooling after it,
-/// and the two halves of its gradient as plugins/grad_std writes them (the data gradient as
-/// nn.conv2d_transpose; the weight gradient as a convolution of the permuted data and output
-/// gradient, plus, when the block also sums the output gradient to the bias's shape, the
-/// bias gradient in the same call).
+/// and the two halves of its gradient (nn.conv2d_backward_data, also written
+/// nn.conv2d_transpose; nn.conv2d_backward_weight, plus, when the block also sums the output
+/// gradient to the bias's shape, the bias gradient in the same call).
 #include "legalize_library_match.h"
 
 namespace rxt::legalize_library {
@@ -63,10 +62,6 @@ std::optional<std::vector<int64_t>> MaxPoolWindow(const CallNode& pool) {
   return std::vector<int64_t>{size[0], size[1], strides[0], strides[1], padding[0], padding[1], padding[2], padding[3]};
 }
 
-bool IsPermute0213(const CallNode* call) {  // permute_dims(x, axes=[1, 0, 2, 3])
-  return call != nullptr && IntsAttr(*call, "axes") == std::vector<int64_t>{1, 0, 2, 3};
-}
-
 }  // namespace
 
 /// dnnl.conv2d(data, weight, sh, sw, pt, pl, pb, pr, dh, dw, groups, relu) and dnnl.conv2d_bias
@@ -116,12 +111,18 @@ std::optional<Replacement> MatchDnnlConv2d(const BlockView& view, size_t root, B
   return Replacement::Chain(chain, CallExtern(name, std::move(args), {out_sinfo}));
 }
 
-/// nn.conv2d_transpose(dz, w) (NCHW, IOHW kernel, output_padding < strides) is the data
-/// gradient of a convolution with weight w: dnnl.conv2d_backward_data(dz, w, window...).
+/// nn.conv2d_backward_data(dz, w) (NCHW, OIHW kernel), or nn.conv2d_transpose(dz, w) (IOHW
+/// kernel, output_padding < strides), is the data gradient of a convolution with weight w:
+/// dnnl.conv2d_backward_data(dz, w, window...).
 std::optional<Replacement> MatchDnnlConv2dBackwardData(const BlockView& view, size_t root, BlockBuilder& /*builder*/) {
-  const CallNode* call = OpCall(view.bindings[root].value, "nn.conv2d_transpose");
+  const CallNode* call = OpCall(view.bindings[root].value, "nn.conv2d_backward_data");
+  const char* kernel_layout = "OIHW";
+  if (call == nullptr) {
+    call = OpCall(view.bindings[root].value, "nn.conv2d_transpose");
+    kernel_layout = "IOHW";
+  }
   if (call == nullptr) return std::nullopt;
-  std::optional<Window> window = ReadWindow(*call, "IOHW");
+  std::optional<Window> window = ReadWindow(*call, kernel_layout);
   const Expr& dz = call->args[0];
   const Expr& weight = call->args[1];
   const Expr& result = view.bindings[root].var;
@@ -142,65 +143,30 @@ std::optional<Replacement> MatchDnnlConv2dBackwardData(const BlockView& view, si
   return Replacement::Chain({root}, CallExtern("dnnl.conv2d_backward_data", std::move(args), {result->struct_info}));
 }
 
-/// The weight gradient of conv2d(data, w) (groups 1) for output gradient dz, as grad_std
-/// writes it:
-///   sd = permute_dims(data, [1, 0, 2, 3]); sg = permute_dims(dz, [1, 0, 2, 3])
-///   full = nn.conv2d(sd, sg, strides=dilation, dilation=strides, padding=padding)
-///   [full = strided_slice(full, axes=[2, 3], begin=[0, 0], end=[kh, kw])]
-///   dw = permute_dims(full, [1, 0, 2, 3])
-/// becomes dnnl.conv2d_backward_weights(data, dz, window...). If the block also has
+/// dw = nn.conv2d_backward_weight(dz, data) (groups 1) becomes
+/// dnnl.conv2d_backward_weights(data, dz, window...). If the block also has
 /// db = collapse_sum_to(dz, (1, O, 1, 1) or (O, 1, 1)), the call computes both
 /// (dnnl.conv2d_backward_weights_bias, a tuple): dw and db become its items.
 std::optional<Replacement> MatchDnnlConv2dBackwardWeights(const BlockView& view, size_t root, BlockBuilder& builder) {
-  const CallNode* conv = OpCall(view.bindings[root].value, "nn.conv2d");
-  if (conv == nullptr) return std::nullopt;
-  std::optional<Window> swapped = ReadWindow(*conv, "OIHW");
-  if (!swapped || swapped->groups != 1) return std::nullopt;
-  // Both operands: sole-use permutes bound in this block.
-  std::optional<size_t> data_permute = view.BindingOf(conv->args[0]), dz_permute = view.BindingOf(conv->args[1]);
-  if (!data_permute || !dz_permute) return std::nullopt;
-  const CallNode* pd = OpCall(view.bindings[*data_permute].value, "permute_dims");
-  const CallNode* pg = OpCall(view.bindings[*dz_permute].value, "permute_dims");
-  if (!IsPermute0213(pd) || !IsPermute0213(pg) || *data_permute == *dz_permute) return std::nullopt;
-  if (view.SoleUser(view.bindings[*data_permute].var, *data_permute) != root ||
-      view.SoleUser(view.bindings[*dz_permute].var, *dz_permute) != root) {
-    return std::nullopt;
-  }
-  const Expr& data = pd->args[0];
-  const Expr& dz = pg->args[0];
+  const CallNode* call = OpCall(view.bindings[root].value, "nn.conv2d_backward_weight");
+  if (call == nullptr) return std::nullopt;
+  std::optional<Window> window = ReadWindow(*call, "OIHW");
+  if (!window || window->groups != 1) return std::nullopt;
+  const Expr& dz = call->args[0];
+  const Expr& data = call->args[1];
   if (!IsStaticFloat32(data, 4) || !IsStaticFloat32(dz, 4) || !IsStaticFloat32(view.bindings[root].var, 4)) {
     return std::nullopt;
   }
-  std::vector<size_t> chain = {*data_permute, *dz_permute, root};
-  size_t current = root;
-  std::optional<size_t> user = view.SoleUser(view.bindings[current].var, current);
-  if (user) {
-    if (const CallNode* slice = OpCall(view.bindings[*user].value, "strided_slice")) {
-      std::vector<int64_t> strides = IntsAttr(*slice, "strides");
-      std::vector<int64_t> end = IntsAttr(*slice, "end");
-      bool crop = IntsAttr(*slice, "axes") == std::vector<int64_t>{2, 3} &&
-                  IntsAttr(*slice, "begin") == std::vector<int64_t>{0, 0} && end.size() == 2 &&
-                  (strides.empty() || strides == std::vector<int64_t>{1, 1}) && slice->args.size() == 1;
-      if (!crop) return std::nullopt;
-      chain.push_back(*user);
-      current = *user;
-      user = view.SoleUser(view.bindings[current].var, current);
-    }
-  }
-  if (!user || !IsPermute0213(OpCall(view.bindings[*user].value, "permute_dims"))) return std::nullopt;
-  chain.push_back(*user);
-  const Var& dw = view.bindings[*user].var;
-  if (!IsStaticFloat32(dw, 4)) return std::nullopt;
-  // The original convolution's window: strides and dilation trade places.
-  Window window{swapped->dilation, swapped->padding, swapped->strides, 1};
+  std::vector<size_t> chain = {root};
+  const Var& dw = view.bindings[root].var;
   std::vector<int64_t> x = TensorInfo(data)->StaticShape(), z = TensorInfo(dz)->StaticShape();
   std::vector<int64_t> w = TensorInfo(dw)->StaticShape();
   if (x[0] != z[0] || w[0] != z[1] || w[1] != x[1]) return std::nullopt;
   for (int i = 0; i < 2; ++i) {
-    if (window.OutSize(i, x[2 + i], w[2 + i]) != z[2 + i]) return std::nullopt;
+    if (window->OutSize(i, x[2 + i], w[2 + i]) != z[2 + i]) return std::nullopt;
   }
   std::vector<Expr> args = {data, dz};
-  window.Append(args);
+  window->Append(args);
 
   // A bias gradient of the same dz anywhere in the block.
   std::optional<size_t> bias_grad;
