@@ -9,6 +9,7 @@
 #include "rxt/ir/op.h"
 #include "rxt/plugin/plugin_host.h"
 #include "rxt/transform/legalize/legalize.h"
+#include "rxt/transform/legalize/library_patterns.h"
 #include "rxt/transform/training/providers.h"
 #include "table.h"
 
@@ -29,7 +30,7 @@ void AddOpsCommand(CLI::App& app, CommandResult& result) {
       "ops", "List every registered op: legalization, gradient rule (and its plugin), kernel libraries, summary.");
   AddPluginOptions(ops, options.get());
   ops->footer("Columns: legalize (yes: LegalizeOps lowers it to a kernel), gradient (the plugin whose rule\n"
-              "differentiates it, - for none), libraries (kernel libraries that can take its calls).");
+              "differentiates it, - for none), libraries (the loaded kernel libraries with a pattern for its calls).");
   ops->callback([options, &result] {
     LoadAllPlugins(*options);
     const PluginHost& host = PluginHost::Global();
@@ -38,7 +39,7 @@ void AddOpsCommand(CLI::App& app, CommandResult& result) {
       std::optional<FGradient> rule = op->GetOwned<FGradient>(host.gradient_owner());
       std::string gradient = !rule ? "-" : rule->emit ? rule->plugin : rule->plugin + " (unusable)";
       rows.push_back({op->name(), op->Has<FLegalize>() ? "yes" : "no", gradient,
-                      Joined(LibrariesTaking(op->name())), FirstLine(op->doc())});
+                      Joined(LibrariesTaking(op->name(), host)), FirstLine(op->doc())});
     }
     PrintColumns(std::cout, rows);
     result.exit_code = 0;

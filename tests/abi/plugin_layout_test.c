@@ -66,6 +66,40 @@ RXT_AT(rxt_extern_t, state, 24);
 RXT_AT(rxt_extern_t, function, 32);
 _Static_assert(sizeof(rxt_extern_t) == 40, "rxt_extern_t grew or shrank");
 
+/* A kernel library: the vtable rxt_library_t, its patterns (data plus a callback) and what a
+ * pattern's rewrite reads (rxt_library_match_t, rxt_library_call_t) and fills
+ * (rxt_library_rewrite_t). */
+RXT_AT(rxt_library_call_t, call, 0);
+RXT_AT(rxt_library_call_t, result, 8);
+RXT_AT(rxt_library_call_t, producers, 16);
+_Static_assert(sizeof(rxt_library_call_t) == 24, "rxt_library_call_t grew or shrank");
+RXT_AT(rxt_library_match_t, struct_size, 0);
+RXT_AT(rxt_library_match_t, calls, 8);
+RXT_AT(rxt_library_match_t, num_calls, 16);
+RXT_AT(rxt_library_match_t, siblings, 24);
+RXT_AT(rxt_library_match_t, num_siblings, 32);
+_Static_assert(sizeof(rxt_library_match_t) == 40, "rxt_library_match_t grew or shrank");
+RXT_AT(rxt_library_rewrite_t, struct_size, 0);
+RXT_AT(rxt_library_rewrite_t, value, 8);
+RXT_AT(rxt_library_rewrite_t, num_calls, 16);
+RXT_AT(rxt_library_rewrite_t, sibling, 20);
+_Static_assert(sizeof(rxt_library_rewrite_t) == 24, "rxt_library_rewrite_t grew or shrank");
+RXT_AT(rxt_library_pattern_t, struct_size, 0);
+RXT_AT(rxt_library_pattern_t, name, 8);
+RXT_AT(rxt_library_pattern_t, anchor, 16);
+RXT_AT(rxt_library_pattern_t, epilogue, 24);
+RXT_AT(rxt_library_pattern_t, input_ops, 32);
+RXT_AT(rxt_library_pattern_t, sibling_ops, 40);
+RXT_AT(rxt_library_pattern_t, rewrite, 48);
+_Static_assert(sizeof(rxt_library_pattern_t) == 56, "rxt_library_pattern_t grew or shrank");
+RXT_AT(rxt_library_t, struct_size, 0);
+RXT_AT(rxt_library_t, name, 8);
+RXT_AT(rxt_library_t, summary, 16);
+RXT_AT(rxt_library_t, state, 24);
+RXT_AT(rxt_library_t, patterns, 32);
+RXT_AT(rxt_library_t, num_patterns, 40);
+_Static_assert(sizeof(rxt_library_t) == 48, "rxt_library_t grew or shrank");
+
 /* The host table. Its first ten members are where ABI 2 had them (plugins of that version
  * call the abi2_* slots); members of version 3 follow. */
 RXT_AT(rxt_host_api_t, struct_size, 0);
@@ -87,7 +121,8 @@ RXT_AT(rxt_host_api_t, register_loss, 120);
 RXT_AT(rxt_host_api_t, register_gradient_rule, 128);
 RXT_AT(rxt_host_api_t, register_backend, 136);
 RXT_AT(rxt_host_api_t, register_extern, 144);
-_Static_assert(sizeof(rxt_host_api_t) == 152, "rxt_host_api_t grew or shrank");
+RXT_AT(rxt_host_api_t, register_library, 152);
+_Static_assert(sizeof(rxt_host_api_t) == 160, "rxt_host_api_t grew or shrank");
 
 /* The descriptor. struct_size and abi_version are where every version had them: the host
  * reads the version first, then the rest by its layout. */
@@ -106,7 +141,9 @@ RXT_AT(rxt_plugin_descriptor_t, backends, 88);
 RXT_AT(rxt_plugin_descriptor_t, num_backends, 96);
 RXT_AT(rxt_plugin_descriptor_t, externs, 104);
 RXT_AT(rxt_plugin_descriptor_t, num_externs, 112);
-_Static_assert(sizeof(rxt_plugin_descriptor_t) == 120, "rxt_plugin_descriptor_t grew or shrank");
+RXT_AT(rxt_plugin_descriptor_t, libraries, 120);
+RXT_AT(rxt_plugin_descriptor_t, num_libraries, 128);
+_Static_assert(sizeof(rxt_plugin_descriptor_t) == 136, "rxt_plugin_descriptor_t grew or shrank");
 
 /* The IR table (rxt/ir_builder.h), shared by plugins of versions 2 and 3. */
 RXT_AT(rxt_ir_api_t, struct_size, 0);
@@ -145,7 +182,9 @@ RXT_AT(rxt_ir_api_t, option_bool, 256);
 RXT_AT(rxt_ir_api_t, option_string, 264);
 RXT_AT(rxt_ir_api_t, option_floats, 272);
 RXT_AT(rxt_ir_api_t, check_options, 280);
-_Static_assert(sizeof(rxt_ir_api_t) == 288, "rxt_ir_api_t grew or shrank");
+RXT_AT(rxt_ir_api_t, call_extern, 288);
+RXT_AT(rxt_ir_api_t, constant_value, 296);
+_Static_assert(sizeof(rxt_ir_api_t) == 304, "rxt_ir_api_t grew or shrank");
 
 /* What compiled kernels and backends get of the host (rxt/compiled_kernel.h). */
 RXT_AT(rxt_kernel_runtime_t, struct_size, 0);
@@ -167,6 +206,7 @@ static void test_vtables_start_with_their_size(void) {
   CHECK(offsetof(rxt_optimizer_t, struct_size) == 0 && offsetof(rxt_loss_t, struct_size) == 0);
   CHECK(offsetof(rxt_gradient_rule_t, struct_size) == 0 && offsetof(rxt_backend_t, struct_size) == 0);
   CHECK(offsetof(rxt_extern_t, struct_size) == 0 && offsetof(rxt_host_api_t, struct_size) == 0);
+  CHECK(offsetof(rxt_library_t, struct_size) == 0 && offsetof(rxt_library_pattern_t, struct_size) == 0);
   CHECK(RXT_PLUGIN_ABI_VERSION == 3 && RXT_PLUGIN_ABI_MIN_VERSION == 1);
 }
 

@@ -438,6 +438,7 @@ TEST(PluginItemKindTest, HasNames) {
   EXPECT_STREQ(PluginItemKindName(PluginItemKind::kLoss), "loss");
   EXPECT_STREQ(PluginItemKindName(PluginItemKind::kGradient), "gradient");
   EXPECT_STREQ(PluginItemKindName(PluginItemKind::kBackend), "backend");
+  EXPECT_STREQ(PluginItemKindName(PluginItemKind::kLibrary), "library");
 }
 
 }  // namespace

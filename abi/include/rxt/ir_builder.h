@@ -146,6 +146,18 @@ typedef struct rxt_ir_api_s {
    * else RXT_INVALID_ARGUMENT after recording an error naming the unknown option and the known
    * ones (or the parse error). Call it first: misspelled options are then never ignored. */
   rxt_code_t (*check_options)(rxt_ir_builder_t* b, const char* options, const char* const* known, int num_known);
+
+  /* ---- Added with kernel libraries (plugin ABI 3): check RXT_IR_API_HAS ---- */
+
+  /* call_extern("name", (args...)): a call of the external function |name| (registered by a
+   * plugin, rxt_extern_t) in destination-passing style, whose |num_outs| results have the struct
+   * info of the tensors |outs_like| (several: a tuple of them), bound to a new variable. What a
+   * kernel library's pattern builds (rxt_library_pattern_t). */
+  rxt_ir_expr_t (*call_extern)(rxt_ir_builder_t* b, const char* name, const rxt_ir_expr_t* args, int num_args,
+                               const rxt_ir_expr_t* outs_like, int num_outs);
+  /* 1 and the value in |*value| if |e| is a constant of one element (of any shape) and a
+   * numeric dtype; else 0. */
+  int (*constant_value)(rxt_ir_builder_t* b, rxt_ir_expr_t e, double* value);
 } rxt_ir_api_t;
 
 #define RXT_IR_API_HAS(api, member) \

@@ -97,6 +97,7 @@ BuildOptions Session::Resolve(const BuildRequest& request) {
       notes_.push_back(StrCat("kernel library ", Quoted(library), " is not loaded: using generated kernels only"));
     }
   }
+  build.library_provider = &host_;
   build.emit_library = request.emit_library;
   last_build_ = build;
   return build;

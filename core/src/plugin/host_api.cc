@@ -68,6 +68,9 @@ rxt_status_t RegisterBackend(rxt_host_t* host, const rxt_backend_t* backend) noe
 rxt_status_t RegisterExtern(rxt_host_t* host, const rxt_extern_t* function) noexcept {
   return Guarded(host, [&](PluginRecord& record) { return StageExtern(record, function); });
 }
+rxt_status_t RegisterLibrary(rxt_host_t* host, const rxt_library_t* library) noexcept {
+  return Guarded(host, [&](PluginRecord& record) { return StageLibrary(record, library); });
+}
 
 // ---- Registration, versions 1 and 2 (the abi2_* slots).
 
@@ -129,6 +132,7 @@ void InitHostApi(PluginRecord& record) {
   record.api.register_gradient_rule = &RegisterGradientRule;
   record.api.register_backend = &RegisterBackend;
   record.api.register_extern = &RegisterExtern;
+  record.api.register_library = &RegisterLibrary;
 }
 
 }  // namespace rxt::plugin_detail

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "kernel_library.h"
 #include "plugin_record.h"
 #include "rxt/ir/op.h"
 #include "rxt/plugin/ir_generators.h"
@@ -59,6 +60,10 @@ void StageDescriptorItems(PluginRecord& record, const rxt_plugin_descriptor_t& d
   StageList(record, d.gradient_rules, d.num_gradient_rules, "gradient", &plugin_detail::StageGradientRule);
   StageList(record, d.backends, d.num_backends, "backend", &plugin_detail::StageBackend);
   StageList(record, d.externs, d.num_externs, "extern function", &plugin_detail::StageExtern);
+  // Appended within version 3: a descriptor compiled before has no such members.
+  if (DescriptorHas(d, d.num_libraries)) {
+    StageList(record, d.libraries, d.num_libraries, "library", &plugin_detail::StageLibrary);
+  }
 }
 
 /// The same for a descriptor of version 1 or 2, whose lists are arrays of items.
@@ -128,6 +133,7 @@ const char* PluginItemKindName(PluginItemKind kind) {
     case PluginItemKind::kLoss: return "loss";
     case PluginItemKind::kGradient: return "gradient";
     case PluginItemKind::kBackend: return "backend";
+    case PluginItemKind::kLibrary: return "library";
   }
   return "unknown";
 }
@@ -144,17 +150,28 @@ PluginHost::~PluginHost() {
   });
 }
 
-void PluginHost::CheckGradientRulesNameOps(PluginRecord& record) const {
+void PluginHost::CheckItemsNameOps(PluginRecord& record) const {
   const OpRegistry& registry = OpRegistry::Global();
   std::vector<std::string> ops;
   for (const OpDef* op : registry.List()) ops.push_back(op->name());
+  auto unknown = [&](const std::string& what, const std::string& op) {
+    if (registry.Find(op) != nullptr) return;
+    std::string closest = ClosestName(op, ops);
+    std::string hint = closest.empty() ? "" : StrCat(" (did you mean '", closest, "'?)");
+    record.errors.emplace_back(ErrorCode::kNotFound, StrCat(what, " ", Quoted(op), hint));
+  };
   for (const PluginRecord::StagedItem& staged : record.staged) {
     const PluginItem& item = staged.item;
-    if (item.kind != PluginItemKind::kGradient || registry.Find(item.name) != nullptr) continue;
-    std::string closest = ClosestName(item.name, ops);
-    record.errors.emplace_back(ErrorCode::kNotFound,
-                               StrCat("gradient rule for an unknown op ", Quoted(item.name),
-                                      closest.empty() ? "" : StrCat(" (did you mean '", closest, "'?)")));
+    if (item.kind == PluginItemKind::kGradient) unknown("gradient rule for an unknown op", item.name);
+    if (item.kind != PluginItemKind::kLibrary) continue;
+    for (const LibraryPattern& pattern : plugin_detail::KernelLibraryOf(item).patterns) {
+      std::string what =
+          StrCat("library ", Quoted(item.name), ": pattern ", Quoted(pattern.name), " names an unknown op");
+      unknown(what, pattern.anchor);
+      for (const auto* list : {&pattern.epilogue, &pattern.input_ops, &pattern.sibling_ops}) {
+        for (const std::string& op : *list) unknown(what, op);
+      }
+    }
   }
 }
 
@@ -168,7 +185,16 @@ OptimizerFunction PluginHost::BuildOptimizer(const std::string& name, const std:
   return BuildOptimizerFunction(FindTrainingItem(PluginItemKind::kOptimizer, name, this), options, params);
 }
 
+std::vector<KernelLibrary> PluginHost::Libraries() const {
+  std::vector<KernelLibrary> libraries;
+  for (const PluginItem& item : Items(PluginItemKind::kLibrary)) {
+    libraries.push_back(plugin_detail::KernelLibraryOf(item));
+  }
+  return libraries;
+}
+
 const TrainingProvider& DefaultTrainingProvider() { return PluginHost::Global(); }
+const LibraryProvider& DefaultLibraryProvider() { return PluginHost::Global(); }
 
 PluginHost& PluginHost::Global() {
   static PluginHost* host = new PluginHost();  // intentionally never destroyed
@@ -237,7 +263,7 @@ PluginInfo PluginHost::Negotiate(const std::shared_ptr<PluginRecord>& record) {
     std::string reason = record->last_log.empty() ? "" : ": " + record->last_log;
     Throw(ErrorCode::kFailedPrecondition, "plugin ", absolute, ": declined to load", reason);
   }
-  CheckGradientRulesNameOps(*record);
+  CheckItemsNameOps(*record);
   for (const auto& loaded : plugins_) {
     if (!record->info.name.empty() && loaded->info.name == record->info.name) {
       record->errors.emplace_back(ErrorCode::kAlreadyExists, StrCat("plugin name '", record->info.name,

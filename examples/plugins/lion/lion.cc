@@ -94,7 +94,8 @@ const rxt_plugin_descriptor_t kPlugin = {
     nullptr, 0,      // losses
     nullptr, 0,      // gradient rules
     nullptr, 0,      // backends
-    nullptr, 0};     // extern functions
+    nullptr, 0,      // extern functions
+    nullptr, 0};     // kernel libraries
 
 }  // namespace
 

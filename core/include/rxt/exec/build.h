@@ -11,6 +11,7 @@
 
 #include "rxt/ir/module.h"
 #include "rxt/runtime/executable.h"
+#include "rxt/transform/legalize/library_patterns.h"
 
 namespace rxt {
 
@@ -23,6 +24,8 @@ struct BuildOptions {
   /// matmul and conv2d become call_extern of dnnl.* functions, which a loaded plugin must
   /// provide when the executable runs). Empty: generated kernels only.
   std::vector<std::string> libraries;
+  /// Where the libraries' patterns come from (null: the process-wide plugin host).
+  const LibraryProvider* library_provider = nullptr;
   /// If set, the kernels are also compiled ahead of time into this shared library by the
   /// backend's plugin (rxt/plugin/kernel_library_emitter.h), which the executable then names.
   std::string emit_library;
