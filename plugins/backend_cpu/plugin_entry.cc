@@ -81,10 +81,12 @@ rxt_status_t EmitLibrary(void* /*state*/, const rxt_aot_kernel_t* kernels, size_
   }
 }
 
+// oneDNN's GEMM and convolutions beat generated kernels on this CPU (docs/libraries.md).
+const char* const kPreferredLibraries[] = {"dnnl", nullptr};
 const rxt_backend_t kBackend = {
     sizeof(rxt_backend_t), "cpu",
     "Compiles portable kernels to native code for this CPU with LLVM (in memory, or ahead of time into a library).",
-    nullptr, &LoadKernel, &CallKernel, &FreeKernel, &EmitLibrary};
+    nullptr, &LoadKernel, &CallKernel, &FreeKernel, &EmitLibrary, kPreferredLibraries};
 const rxt_backend_t* const kBackends[] = {&kBackend};
 
 const rxt_plugin_descriptor_t kDescriptor = {

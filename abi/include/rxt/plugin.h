@@ -164,6 +164,12 @@ typedef struct rxt_backend_s {
    * RXT_AOT_LIBRARY_INFO_SYMBOL (rxt/compiled_kernel.h). */
   rxt_status_t (*emit_library)(void* state, const rxt_aot_kernel_t* kernels, size_t num_kernels,
                                const char* output_path);
+
+  /* ---- Kernel libraries (appended in version 3: read only when struct_size covers it) ---- */
+  /* The kernel libraries (rxt_library_t names) a build for this backend uses when none are asked
+   * for, in order of preference, NULL-terminated: {"dnnl", NULL}. NULL: none. Those that no
+   * loaded plugin provides are skipped (with a note). */
+  const char* const* preferred_libraries;
 } rxt_backend_t;
 
 /* An external function, which IR calls with call_extern("name", ...): the same rxt_extern_fn_t a

@@ -7,11 +7,11 @@
 
 namespace rxt {
 
-std::vector<std::string> ChooseLibraries(const std::string& backend, const std::vector<std::string>& requested) {
+std::vector<std::string> ChooseLibraries(const std::string& backend, const std::vector<std::string>& requested,
+                                         const PluginHost& host) {
   if (requested.size() == 1 && requested[0] == "none") return {};
   if (!requested.empty()) return requested;
-  if (backend == "cpu") return {"dnnl"};
-  return {};
+  return host.PreferredLibraries(backend);
 }
 
 std::vector<std::string> BuildPipeline(const BuildOptions& options) {

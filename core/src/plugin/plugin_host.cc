@@ -193,6 +193,18 @@ std::vector<KernelLibrary> PluginHost::Libraries() const {
   return libraries;
 }
 
+std::vector<std::string> PluginHost::PreferredLibraries(const std::string& backend) const {
+  std::optional<PluginItem> item = Find(PluginItemKind::kBackend, backend);
+  std::vector<std::string> names;
+  if (!item || item->backend == nullptr || !RXT_VTABLE_HAS(rxt_backend_t, item->backend, preferred_libraries)) {
+    return names;
+  }
+  for (const char* const* name = item->backend->preferred_libraries; name != nullptr && *name != nullptr; ++name) {
+    if (**name != '\0') names.emplace_back(*name);
+  }
+  return names;
+}
+
 const TrainingProvider& DefaultTrainingProvider() { return PluginHost::Global(); }
 const LibraryProvider& DefaultLibraryProvider() { return PluginHost::Global(); }
 

@@ -90,7 +90,14 @@ std::vector<std::string> Calls(const IRModule& lowered, const std::string& funct
   return f ? ExternCalls(*f).lines : std::vector<std::string>{};
 }
 
-BuildOptions CpuWithDnnl() { return {.backend = "cpu", .opt_level = 2, .libraries = {"dnnl"}}; }
+/// The build bench/ makes: the cpu backend with the libraries it prefers (dnnl).
+BuildOptions CpuWithDnnl() {
+  PluginHost::Global().Load(RXT_BACKEND_CPU_PLUGIN);
+  PluginHost::Global().Load(RXT_LIB_DNNL_PLUGIN);
+  BuildOptions options{.backend = "cpu", .opt_level = 2, .libraries = ChooseLibraries("cpu")};
+  EXPECT_EQ(options.libraries, std::vector<std::string>{"dnnl"});
+  return options;
+}
 
 /// The lowered trainer module of the training benchmark's workload (bench/train_bench.cc),
 /// checking that the executable built from it calls the extern functions its entry points call.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "rxt/ir/module.h"
+#include "rxt/plugin/plugin_host.h"
 #include "rxt/runtime/executable.h"
 #include "rxt/transform/legalize/library_patterns.h"
 
@@ -31,9 +32,10 @@ struct BuildOptions {
   std::string emit_library;
 };
 
-/// The libraries a build uses: |requested| if given ("none" alone: no library), else the
-/// backend's default (cpu: dnnl; others: none).
-std::vector<std::string> ChooseLibraries(const std::string& backend, const std::vector<std::string>& requested = {});
+/// The libraries a build uses: |requested| if given ("none" alone: no library), else those
+/// |backend| prefers (its plugin's rxt_backend_t.preferred_libraries; cpu: dnnl) among |host|'s.
+std::vector<std::string> ChooseLibraries(const std::string& backend, const std::vector<std::string>& requested = {},
+                                         const PluginHost& host = PluginHost::Global());
 
 /// The passes LowerForBuild runs for |options|, in order (for `rxt show --passes` and docs).
 std::vector<std::string> BuildPipeline(const BuildOptions& options);

@@ -130,6 +130,9 @@ class PluginHost : public TrainingProvider, public LibraryProvider {
                                    const std::vector<StructInfo>& params) const override;
   // LibraryProvider: the kernel libraries of the loaded plugins.
   std::vector<KernelLibrary> Libraries() const override;
+  /// The libraries the loaded backend |backend| prefers (its preferred_libraries), in order;
+  /// none for a backend that names none or is not loaded.
+  std::vector<std::string> PreferredLibraries(const std::string& backend) const;
 
  private:
   std::shared_ptr<plugin_detail::PluginRecord> Open(const std::string& path) const;
