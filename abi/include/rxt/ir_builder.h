@@ -1,7 +1,8 @@
 /* ir_builder.h: how plugins build IR (C99). Gradient rules, losses and optimizers are IR
  * generators: the host calls their build function (rxt/plugin.h) with a builder and the C table
  * rxt_ir_api_t, and they emit op calls that become part of the compiled training step (not
- * callbacks run per tensor).
+ * callbacks run per tensor). Kernel libraries' patterns read their matches and build their
+ * replacements (call_extern) through the same table.
  *
  * Expressions are opaque handles (rxt_ir_expr_t) owned by the builder: valid until the plugin's
  * callback returns, never freed by the plugin. Every building function binds what it makes to a

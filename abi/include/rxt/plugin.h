@@ -48,9 +48,12 @@
  * Versions: 1 named items with an opaque callback (backends described by an rxt_backend_t);
  * 2 made the callbacks of optimizers, losses and gradient rules typed IR generators returning an
  * rxt_code_t; 3 (this header) gives every kind a typed vtable and rxt_status_t as the one error
- * type. A host built from this header still loads plugins of versions 1 and 2 (docs/plugins.md,
- * "Older plugins"): the table it hands every plugin keeps the members of version 2 where they
- * were (the abi2_* slots below) and adds those of version 3 after them. */
+ * type; kernel libraries were appended to it later (rxt_library_t, the descriptor's libraries,
+ * register_library, rxt_backend_t.preferred_libraries: each a marked block at the end of its
+ * struct, read only when struct_size covers it). A host built from this header still loads
+ * plugins of versions 1 and 2 (docs/plugins.md, "Older plugins"): the table it hands every plugin
+ * keeps the members of version 2 where they were (the abi2_* slots below) and adds those of
+ * version 3 after them. */
 #ifndef RXT_PLUGIN_H_
 #define RXT_PLUGIN_H_
 
