@@ -60,6 +60,60 @@ std::string Builder::TensorLike(Expr e, const std::string& dtype) {
   return TensorText(e, axes, dtype);
 }
 
+std::optional<std::vector<int64_t>> Builder::StaticShape(Expr e) const {
+  int ndim = Ndim(e);
+  if (ndim < 0) return std::nullopt;
+  std::vector<int64_t> shape;
+  for (int axis = 0; axis < ndim; ++axis) {
+    std::optional<int64_t> d = Dim(e, axis);
+    if (!d) return std::nullopt;
+    shape.push_back(*d);
+  }
+  return shape;
+}
+
+std::string Builder::OpName(Expr call) const {
+  const char* name = ir_->op_name(b_, call);
+  return name != nullptr ? name : "";
+}
+
+std::optional<int64_t> Builder::AttrInt(Expr call, const char* name) const {
+  int64_t value = 0;
+  if (ir_->attr_int(b_, call, name, &value) != RXT_OK) return std::nullopt;
+  return value;
+}
+
+std::optional<bool> Builder::AttrBool(Expr call, const char* name) const {
+  int value = 0;
+  if (ir_->attr_bool(b_, call, name, &value) != RXT_OK) return std::nullopt;
+  return value != 0;
+}
+
+std::optional<std::string> Builder::AttrString(Expr call, const char* name) const {
+  const char* value = nullptr;
+  if (ir_->attr_string(b_, call, name, &value) != RXT_OK || value == nullptr) return std::nullopt;
+  return std::string(value);
+}
+
+std::optional<std::vector<int64_t>> Builder::AttrInts(Expr call, const char* name) const {
+  const int64_t* values = nullptr;
+  int count = 0;
+  if (ir_->attr_ints(b_, call, name, &values, &count) != RXT_OK) return std::nullopt;
+  return std::vector<int64_t>(values, values + count);
+}
+
+std::optional<double> Builder::ConstantValue(Expr e) const {
+  double value = 0;
+  if (!RXT_IR_API_HAS(ir_, constant_value) || ir_->constant_value(b_, e, &value) != 1) return std::nullopt;
+  return value;
+}
+
+Expr Builder::CallExtern(const std::string& name, const std::vector<Expr>& args, const std::vector<Expr>& outs_like) {
+  if (!RXT_IR_API_HAS(ir_, call_extern)) Fail("call_extern needs a newer host (rxt_ir_api_t.call_extern)");
+  return ir_->call_extern(b_, name.c_str(), args.data(), static_cast<int>(args.size()), outs_like.data(),
+                          static_cast<int>(outs_like.size()));
+}
+
 Expr Builder::Op(const char* name, std::initializer_list<Expr> args, const std::string& attrs) {
   return Op(name, std::vector<Expr>(args), attrs);
 }

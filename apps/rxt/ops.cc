@@ -10,6 +10,7 @@
 #include "rxt/ir/op.h"
 #include "rxt/plugin/plugin_host.h"
 #include "rxt/transform/legalize/legalize.h"
+#include "rxt/transform/legalize/library_patterns.h"
 #include "rxt/transform/training/providers.h"
 #include "table.h"
 
@@ -30,7 +31,7 @@ void AddOpsCommand(CLI::App& app, CommandResult& result) {
       "ops", "List every registered op: legalization, gradient rule (and its plugin), kernel libraries, summary.");
   AddPluginOptions(ops, options.get());
   ops->footer("Columns: legalize (yes: LegalizeOps lowers it to a kernel), gradient (the plugin whose rule\n"
-              "differentiates it, - for none), libraries (kernel libraries that can take its calls).");
+              "differentiates it, - for none), libraries (the loaded kernel libraries with a pattern for its calls).");
   ops->callback([options, &result] {
     LoadAllPlugins(*options);
     const PluginHost& host = PluginHost::Global();
@@ -41,8 +42,8 @@ void AddOpsCommand(CLI::App& app, CommandResult& result) {
       // An op a plugin defined says which (the others are the core's).
       const FPluginOp* defined_by = op->Get<FPluginOp>();
       std::string summary = FirstLine(op->doc()) + (defined_by ? " (op of plugin " + defined_by->plugin + ")" : "");
-      rows.push_back({op->name(), op->Has<FLegalize>() ? "yes" : "no", gradient, Joined(LibrariesTaking(op->name())),
-                      summary});
+      rows.push_back({op->name(), op->Has<FLegalize>() ? "yes" : "no", gradient,
+                      Joined(LibrariesTaking(op->name(), host)), summary});
     }
     PrintColumns(std::cout, rows);
     result.exit_code = 0;

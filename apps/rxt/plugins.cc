@@ -31,7 +31,9 @@ void PrintPlugin(const PluginHost& host, const PluginInfo& plugin) {
 void AddPluginsCommand(CLI::App& app, CommandResult& result) {
   auto options = std::make_shared<PluginOptions>();
   CLI::App* plugins = app.add_subcommand(
-      "plugins", "Load plugins and list them with what they provide (optimizers, losses, gradient rules, backends).");
+      "plugins",
+      "Load plugins and list them with what they provide (optimizers, losses, gradient rules, backends, kernel "
+      "libraries).");
   AddPluginOptions(plugins, options.get());
   plugins->footer("Search path: the directories of RXT_PLUGIN_PATH (colon-separated), then the installation's\n"
                   "plugin directory. Problems with plugins found there are warnings; with --plugin, errors.");

@@ -81,15 +81,17 @@ rxt_status_t EmitLibrary(void* /*state*/, const rxt_aot_kernel_t* kernels, size_
   }
 }
 
+// oneDNN's GEMM and convolutions beat generated kernels on this CPU (docs/libraries.md).
+const char* const kPreferredLibraries[] = {"dnnl", nullptr};
 const rxt_backend_t kBackend = {
     sizeof(rxt_backend_t), "cpu",
     "Compiles portable kernels to native code for this CPU with LLVM (in memory, or ahead of time into a library).",
-    nullptr, &LoadKernel, &CallKernel, &FreeKernel, &EmitLibrary};
+    nullptr, &LoadKernel, &CallKernel, &FreeKernel, &EmitLibrary, kPreferredLibraries};
 const rxt_backend_t* const kBackends[] = {&kBackend};
 
 const rxt_plugin_descriptor_t kDescriptor = {
     sizeof(rxt_plugin_descriptor_t), RXT_PLUGIN_ABI_VERSION, "rxt_backend_cpu", "0.1.0",
-    "The CPU backend: LLVM code generation for kernels.", nullptr, 0, nullptr, 0, nullptr, 0, kBackends, 1, nullptr, 0, nullptr, 0};
+    "The CPU backend: LLVM code generation for kernels.", nullptr, 0, nullptr, 0, nullptr, 0, kBackends, 1, nullptr, 0, nullptr, 0, nullptr, 0};
 
 }  // namespace
 

@@ -87,7 +87,7 @@ const rxt_backend_t* const kBackends[] = {&kBackend};
 const rxt_plugin_descriptor_t kDescriptor = {
     sizeof(rxt_plugin_descriptor_t), RXT_PLUGIN_ABI_VERSION, "rxt_backend_reference", "0.1.0",
     "The reference backend: an interpreter of portable kernels.", nullptr, 0, nullptr, 0, nullptr, 0, kBackends, 1,
-    nullptr, 0, nullptr, 0};
+    nullptr, 0, nullptr, 0, nullptr, 0};
 
 }  // namespace
 

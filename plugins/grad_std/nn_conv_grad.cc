@@ -1,7 +1,7 @@
-// Convolutions. conv2d's data adjoint is a transposed convolution of dz with the same weight
-// (nn.conv2d_transpose); its weight adjoint is itself a convolution: of the data, channels
-// and batch swapped, with dz as the kernel (strides and dilation trade places), cropped to the
-// kernel's size. nn.conv2d_transpose is the adjoint map of conv2d, so its rule reuses both.
+// Convolutions. conv2d's adjoints are the core's gradient ops, nn.conv2d_backward_data and
+// nn.conv2d_backward_weight (one call each, which kernel libraries take whole). Those ops are
+// linear in each argument and adjoint to conv2d, so their own rules are conv2d and each other;
+// so is nn.conv2d_transpose's (the data gradient of conv2d with its weight).
 #include <array>
 
 #include "families.h"
@@ -57,57 +57,22 @@ std::string WindowAttrs(const ConvAttrs& a, bool transposed) {
 // Positions of the height and width dims in a data or kernel layout.
 int HeightAxis(const std::string& layout) { return static_cast<int>(layout.find('H')); }
 
-/// The adjoint of conv2d's data: conv2d_transpose of |grad| (the conv's output adjoint) with
-/// |weight|, sized to |data| by output_padding.
+/// The adjoint of conv2d's data: nn.conv2d_backward_data of |grad| (the conv's output adjoint)
+/// with |weight|, sized like |data|.
 Expr ConvDataGrad(Rule& r, const ConvAttrs& a, Expr grad, Expr weight, Expr data) {
-  int dh = HeightAxis(a.data_layout), kh = HeightAxis(a.kernel_layout);
-  std::vector<int64_t> output_padding;
-  for (int i = 0; i < 2; ++i) {
-    int64_t size = r.StaticDim(data, dh + i, "the spatial dims of the data");
-    int64_t out = r.StaticDim(grad, dh + i, "the spatial dims of the result");
-    int64_t kernel = r.StaticDim(weight, kh + i, "the kernel's spatial dims");
-    int64_t covered = (out - 1) * a.strides[i] - a.pad[i] - a.pad[i + 2] + a.dilation[i] * (kernel - 1) + 1;
-    output_padding.push_back(size - covered);
-  }
-  return r.Op("nn.conv2d_transpose", {grad, weight},
-              WindowAttrs(a, true) + ", output_padding=" + IntsText(output_padding));
+  int h = HeightAxis(a.data_layout);
+  const char* why = "the spatial dims of the data";
+  std::vector<int64_t> size = {r.StaticDim(data, h, why), r.StaticDim(data, h + 1, why)};
+  return r.Op("nn.conv2d_backward_data", {grad, weight}, WindowAttrs(a, false) + ", data_size=" + IntsText(size));
 }
 
 /// The adjoint of conv2d's weight (in a.kernel_layout) from the conv's |data| and output
-/// adjoint |grad|: conv2d of data (C, N, H, W) with grad (O, N, oH, oW) as the kernel, groups
-/// folded into the channels, cropped to the kernel's size.
+/// adjoint |grad|: nn.conv2d_backward_weight, sized like |weight|.
 Expr ConvWeightGrad(Rule& r, const ConvAttrs& a, Expr data, Expr grad, Expr weight) {
-  bool nhwc = a.data_layout == "NHWC";
-  if (nhwc) {
-    data = r.Op("permute_dims", {data}, "axes=[0, 3, 1, 2]");
-    grad = r.Op("permute_dims", {grad}, "axes=[0, 3, 1, 2]");
-  }
-  int64_t g = a.groups;
-  Expr swapped_data, swapped_grad;
-  if (g == 1) {
-    swapped_data = r.Op("permute_dims", {data}, "axes=[1, 0, 2, 3]");
-    swapped_grad = r.Op("permute_dims", {grad}, "axes=[1, 0, 2, 3]");
-  } else {
-    const char* why = "grouped conv2d's weight gradient regroups the data";
-    int64_t c = r.StaticDim(data, 1, why), h = r.StaticDim(data, 2, why), w = r.StaticDim(data, 3, why);
-    int64_t o = r.StaticDim(grad, 1, why), oh = r.StaticDim(grad, 2, why), ow = r.StaticDim(grad, 3, why);
-    // (N, g, C/g, H, W) -> (C/g, g, N, H, W) -> (C/g, g N, H, W): channel group-major.
-    Expr d5 = r.Op("reshape", {data, r.Shape({-1, g, c / g, h, w})});
-    swapped_data = r.Op("reshape", {r.Op("permute_dims", {d5}, "axes=[2, 1, 0, 3, 4]"), r.Shape({c / g, -1, h, w})});
-    // (N, g, O/g, oH, oW) -> (g, O/g, N, oH, oW) -> (O, N, oH, oW).
-    Expr g5 = r.Op("reshape", {grad, r.Shape({-1, g, o / g, oh, ow})});
-    swapped_grad = r.Op("reshape", {r.Op("permute_dims", {g5}, "axes=[1, 2, 0, 3, 4]"), r.Shape({o, -1, oh, ow})});
-  }
-  std::string attrs = "strides=" + IntsText({a.dilation[0], a.dilation[1]}) + ", padding=" + PadText(a.pad) +
-                      ", dilation=" + IntsText({a.strides[0], a.strides[1]}) + ", groups=" + std::to_string(g);
-  Expr full = r.Op("nn.conv2d", {swapped_data, swapped_grad}, attrs);  // (C/g, O, kH', kW'), kH' >= kH
-  int kh_axis = HeightAxis(a.kernel_layout);
-  int64_t kh = r.StaticDim(weight, kh_axis, "the kernel's spatial dims");
-  int64_t kw = r.StaticDim(weight, kh_axis + 1, "the kernel's spatial dims");
-  if (r.Dim(full, 2) != kh || r.Dim(full, 3) != kw) {
-    full = r.Op("strided_slice", {full}, "axes=[2, 3], begin=[0, 0], end=" + IntsText({kh, kw}));
-  }
-  return r.Op("permute_dims", {full}, a.kernel_layout == "OIHW" ? "axes=[1, 0, 2, 3]" : "axes=[2, 3, 0, 1]");
+  int h = HeightAxis(a.kernel_layout);
+  const char* why = "the kernel's spatial dims";
+  std::vector<int64_t> size = {r.StaticDim(weight, h, why), r.StaticDim(weight, h + 1, why)};
+  return r.Op("nn.conv2d_backward_weight", {grad, data}, WindowAttrs(a, false) + ", kernel_size=" + IntsText(size));
 }
 
 Expr InDType(Rule& r, Expr value, Expr like) {
@@ -136,13 +101,36 @@ void Conv2dTransposeGrad(Rule& r) {
   r.SetGrad(1, ConvWeightGrad(r, a, dy, x, weight));
 }
 
+// dx = conv2d_backward_data(dz, w) is linear in both: d dz = conv2d(g, w) (g: dx's adjoint, shaped
+// like the data) and d w = conv2d_backward_weight(dz, g).
+void Conv2dBackwardDataGrad(Rule& r) {
+  ConvAttrs a = ReadConvAttrs(r, false);
+  Expr dz = r.arg(0), weight = r.arg(1), g = InDType(r, r.grad(), r.arg(0));
+  r.SetGrad(0, r.Op("nn.conv2d", {g, weight}, WindowAttrs(a, false)));
+  r.SetGrad(1, ConvWeightGrad(r, a, g, dz, weight));
+}
+
+// dw = conv2d_backward_weight(dz, x): <dw, G> = <dz, conv2d(x, G)> = <x, conv2d_backward_data(dz,
+// G)>, so d dz = conv2d(x, G) and d x = conv2d_backward_data(dz, G) (G: dw's adjoint).
+void Conv2dBackwardWeightGrad(Rule& r) {
+  ConvAttrs a = ReadConvAttrs(r, false);
+  Expr dz = r.arg(0), data = r.arg(1), g = InDType(r, r.grad(), r.arg(1));
+  r.SetGrad(0, r.Op("nn.conv2d", {data, g}, WindowAttrs(a, false)));
+  r.SetGrad(1, ConvDataGrad(r, a, dz, g, data));
+}
+
 const rxt_gradient_rule_t kRules[] = {
     RXT_GRADIENT_RULE("nn.conv2d",
-                  "ddata = conv2d_transpose(dz, weight); dweight = conv2d(data, dz) with batch and channels swapped",
-                  Conv2dGrad),
+                      "ddata = conv2d_backward_data(dz, weight); dweight = conv2d_backward_weight(dz, data)",
+                      Conv2dGrad),
     RXT_GRADIENT_RULE("nn.conv2d_transpose",
-                  "ddata = conv2d(dz, weight); dweight = conv2d(dz, data) with batch and channels swapped",
-                  Conv2dTransposeGrad),
+                      "ddata = conv2d(dz, weight); dweight = conv2d_backward_weight(data, dz)", Conv2dTransposeGrad),
+    RXT_GRADIENT_RULE("nn.conv2d_backward_data",
+                      "doutput_grad = conv2d(dz, weight); dweight = conv2d_backward_weight(output_grad, dz)",
+                      Conv2dBackwardDataGrad),
+    RXT_GRADIENT_RULE("nn.conv2d_backward_weight",
+                      "doutput_grad = conv2d(data, dz); ddata = conv2d_backward_data(output_grad, dz)",
+                      Conv2dBackwardWeightGrad),
 };
 
 }  // namespace

@@ -36,6 +36,7 @@ RXT_PLUGIN_EXPORT const rxt_plugin_descriptor_t* rxt_plugin_entry(uint32_t host_
       AllRules().data(), AllRules().size(),        // gradient rules
       nullptr, 0,                                  // backends
       nullptr, 0,                                  // extern functions
-      nullptr, 0};                                 // ops
+      nullptr, 0,                                  // ops
+      nullptr, 0};                                 // kernel libraries
   return &descriptor;
 }

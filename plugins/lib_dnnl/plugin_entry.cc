@@ -1,5 +1,6 @@
-// The plugin entry of rxt_lib_dnnl: the dnnl.* extern functions, and oneDNN's OpenMP pool sized
-// like rxt's own (RXT_NUM_THREADS, through the host's kernel runtime).
+// The plugin entry of rxt_lib_dnnl: the dnnl.* extern functions, the kernel library "dnnl" whose
+// patterns call them (patterns.h), and oneDNN's OpenMP pool sized like rxt's own
+// (RXT_NUM_THREADS, through the host's kernel runtime).
 #include <omp.h>
 #include <rxt/plugin.h>
 #include <rxt/plugin_support/host.h>
@@ -10,6 +11,7 @@
 
 #include "externs.h"
 #include "host_threads.h"
+#include "patterns.h"
 
 namespace {
 
@@ -76,9 +78,16 @@ RXT_PLUGIN_EXPORT const rxt_plugin_descriptor_t* rxt_plugin_entry(uint32_t host_
                                                                   const rxt_host_api_t* host) {
   if (!rxt::plugin_support::ConnectHost(host_abi_version, host, "lib_dnnl")) return nullptr;
   if (host->kernel_runtime != nullptr) rxt::lib_dnnl::SetHostRuntime(host->kernel_runtime);
+  static const rxt_library_t* const libraries[] = {rxt::lib_dnnl::DnnlLibrary()};
   static const rxt_plugin_descriptor_t descriptor = {
       sizeof(rxt_plugin_descriptor_t), RXT_PLUGIN_ABI_VERSION, "lib_dnnl", "1.0.0",
-      "GEMM and convolution from oneDNN as extern functions (dnnl.matmul, dnnl.conv2d, ...)",
-      nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0, AllExterns(), kNumExterns, nullptr, 0};
+      "GEMM and convolution from oneDNN: extern functions (dnnl.matmul, dnnl.conv2d, ...) and the library dnnl",
+      nullptr, 0,                  // optimizers
+      nullptr, 0,                  // losses
+      nullptr, 0,                  // gradient rules
+      nullptr, 0,                  // backends
+      AllExterns(), kNumExterns,   // extern functions
+      nullptr, 0,                  // ops
+      libraries, 1};               // kernel libraries
   return &descriptor;
 }

@@ -26,6 +26,6 @@ RXT_PLUGIN_EXPORT const rxt_plugin_descriptor_t* rxt_plugin_entry(uint32_t host_
   static const rxt_plugin_descriptor_t descriptor = {
       sizeof(rxt_plugin_descriptor_t), RXT_PLUGIN_ABI_VERSION, "rxt_loss_std", "0.1.0",
       "Standard losses: l1, mse, huber, cross_entropy, categorical_cross_entropy, nll, bce_with_logits.",
-      nullptr, 0, AllLosses().data(), AllLosses().size(), nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0};
+      nullptr, 0, AllLosses().data(), AllLosses().size(), nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0};
   return &descriptor;
 }

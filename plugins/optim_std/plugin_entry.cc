@@ -28,6 +28,6 @@ RXT_PLUGIN_EXPORT const rxt_plugin_descriptor_t* rxt_plugin_entry(uint32_t host_
   static const rxt_plugin_descriptor_t descriptor = {
       sizeof(rxt_plugin_descriptor_t), RXT_PLUGIN_ABI_VERSION, "rxt_optim_std", "0.1.0",
       "Standard optimizers: sgd, momentum, adam, adamw, rmsprop, adagrad.", AllOptimizers().data(),
-      AllOptimizers().size(), nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0};
+      AllOptimizers().size(), nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0};
   return &descriptor;
 }

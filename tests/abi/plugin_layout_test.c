@@ -57,7 +57,8 @@ RXT_AT(rxt_backend_t, load_kernel, 32);
 RXT_AT(rxt_backend_t, call_kernel, 40);
 RXT_AT(rxt_backend_t, free_kernel, 48);
 RXT_AT(rxt_backend_t, emit_library, 56);
-_Static_assert(sizeof(rxt_backend_t) == 64, "rxt_backend_t grew or shrank");
+RXT_AT(rxt_backend_t, preferred_libraries, 64);
+_Static_assert(sizeof(rxt_backend_t) == 72, "rxt_backend_t grew or shrank");
 
 /* The vtable rxt_extern_t: struct_size, name, summary, state, then its functions. */
 RXT_AT(rxt_extern_t, struct_size, 0);
@@ -87,6 +88,40 @@ RXT_AT(rxt_op_attr_t, default_value, 16);
 RXT_AT(rxt_op_attr_t, doc, 24);
 _Static_assert(sizeof(rxt_op_attr_t) == 32, "rxt_op_attr_t grew or shrank");
 
+/* A kernel library: the vtable rxt_library_t, its patterns (data plus a callback) and what a
+ * pattern's rewrite reads (rxt_library_match_t, rxt_library_call_t) and fills
+ * (rxt_library_rewrite_t). */
+RXT_AT(rxt_library_call_t, call, 0);
+RXT_AT(rxt_library_call_t, result, 8);
+RXT_AT(rxt_library_call_t, producers, 16);
+_Static_assert(sizeof(rxt_library_call_t) == 24, "rxt_library_call_t grew or shrank");
+RXT_AT(rxt_library_match_t, struct_size, 0);
+RXT_AT(rxt_library_match_t, calls, 8);
+RXT_AT(rxt_library_match_t, num_calls, 16);
+RXT_AT(rxt_library_match_t, siblings, 24);
+RXT_AT(rxt_library_match_t, num_siblings, 32);
+_Static_assert(sizeof(rxt_library_match_t) == 40, "rxt_library_match_t grew or shrank");
+RXT_AT(rxt_library_rewrite_t, struct_size, 0);
+RXT_AT(rxt_library_rewrite_t, value, 8);
+RXT_AT(rxt_library_rewrite_t, num_calls, 16);
+RXT_AT(rxt_library_rewrite_t, sibling, 20);
+_Static_assert(sizeof(rxt_library_rewrite_t) == 24, "rxt_library_rewrite_t grew or shrank");
+RXT_AT(rxt_library_pattern_t, struct_size, 0);
+RXT_AT(rxt_library_pattern_t, name, 8);
+RXT_AT(rxt_library_pattern_t, anchor, 16);
+RXT_AT(rxt_library_pattern_t, epilogue, 24);
+RXT_AT(rxt_library_pattern_t, input_ops, 32);
+RXT_AT(rxt_library_pattern_t, sibling_ops, 40);
+RXT_AT(rxt_library_pattern_t, rewrite, 48);
+_Static_assert(sizeof(rxt_library_pattern_t) == 56, "rxt_library_pattern_t grew or shrank");
+RXT_AT(rxt_library_t, struct_size, 0);
+RXT_AT(rxt_library_t, name, 8);
+RXT_AT(rxt_library_t, summary, 16);
+RXT_AT(rxt_library_t, state, 24);
+RXT_AT(rxt_library_t, patterns, 32);
+RXT_AT(rxt_library_t, num_patterns, 40);
+_Static_assert(sizeof(rxt_library_t) == 48, "rxt_library_t grew or shrank");
+
 /* The host table. Its first ten members are where ABI 2 had them (plugins of that version
  * call the abi2_* slots); members of version 3 follow. */
 RXT_AT(rxt_host_api_t, struct_size, 0);
@@ -109,7 +144,8 @@ RXT_AT(rxt_host_api_t, register_gradient_rule, 128);
 RXT_AT(rxt_host_api_t, register_backend, 136);
 RXT_AT(rxt_host_api_t, register_extern, 144);
 RXT_AT(rxt_host_api_t, register_op, 152);
-_Static_assert(sizeof(rxt_host_api_t) == 160, "rxt_host_api_t grew or shrank");
+RXT_AT(rxt_host_api_t, register_library, 160);
+_Static_assert(sizeof(rxt_host_api_t) == 168, "rxt_host_api_t grew or shrank");
 
 /* The descriptor. struct_size and abi_version are where every version had them: the host
  * reads the version first, then the rest by its layout. */
@@ -130,7 +166,9 @@ RXT_AT(rxt_plugin_descriptor_t, externs, 104);
 RXT_AT(rxt_plugin_descriptor_t, num_externs, 112);
 RXT_AT(rxt_plugin_descriptor_t, ops, 120);
 RXT_AT(rxt_plugin_descriptor_t, num_ops, 128);
-_Static_assert(sizeof(rxt_plugin_descriptor_t) == 136, "rxt_plugin_descriptor_t grew or shrank");
+RXT_AT(rxt_plugin_descriptor_t, libraries, 136);
+RXT_AT(rxt_plugin_descriptor_t, num_libraries, 144);
+_Static_assert(sizeof(rxt_plugin_descriptor_t) == 152, "rxt_plugin_descriptor_t grew or shrank");
 
 /* The IR table (rxt/ir_builder.h), shared by plugins of versions 2 and 3. */
 RXT_AT(rxt_ir_api_t, struct_size, 0);
@@ -170,7 +208,9 @@ RXT_AT(rxt_ir_api_t, option_string, 264);
 RXT_AT(rxt_ir_api_t, option_floats, 272);
 RXT_AT(rxt_ir_api_t, check_options, 280);
 RXT_AT(rxt_ir_api_t, set_struct_info, 288);
-_Static_assert(sizeof(rxt_ir_api_t) == 296, "rxt_ir_api_t grew or shrank");
+RXT_AT(rxt_ir_api_t, call_extern, 296);
+RXT_AT(rxt_ir_api_t, constant_value, 304);
+_Static_assert(sizeof(rxt_ir_api_t) == 312, "rxt_ir_api_t grew or shrank");
 
 /* The tensor-expression table of op plugins (rxt/tensor_expr.h). */
 RXT_AT(rxt_te_api_t, struct_size, 0);
@@ -214,6 +254,7 @@ static void test_vtables_start_with_their_size(void) {
   CHECK(offsetof(rxt_optimizer_t, struct_size) == 0 && offsetof(rxt_loss_t, struct_size) == 0);
   CHECK(offsetof(rxt_gradient_rule_t, struct_size) == 0 && offsetof(rxt_backend_t, struct_size) == 0);
   CHECK(offsetof(rxt_extern_t, struct_size) == 0 && offsetof(rxt_host_api_t, struct_size) == 0);
+  CHECK(offsetof(rxt_library_t, struct_size) == 0 && offsetof(rxt_library_pattern_t, struct_size) == 0);
   CHECK(RXT_PLUGIN_ABI_VERSION == 3 && RXT_PLUGIN_ABI_MIN_VERSION == 1);
 }
 

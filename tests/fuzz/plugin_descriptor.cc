@@ -338,7 +338,13 @@ const rxt_plugin_descriptor_t* Entry(uint32_t host_abi_version, const rxt_host_a
     default: break;
   }
   switch (in.Int(0, 7)) {
-    case 0: return DescriptorV3(in, memory, static_cast<uint32_t>(in.Range(0, UINT32_MAX)));  // any version
+    case 0: {
+      // Any version the host does not speak (1 to 3 with this layout would be a plugin that lies
+      // about its layout: the host reads what the version says, and cannot check pointers).
+      auto version = static_cast<uint32_t>(in.Range(0, UINT32_MAX));
+      if (version >= RXT_PLUGIN_ABI_MIN_VERSION && version <= RXT_PLUGIN_ABI_VERSION) version += RXT_PLUGIN_ABI_VERSION;
+      return DescriptorV3(in, memory, version);
+    }
     case 1: return DescriptorV2(in, memory, 1);
     case 2: return DescriptorV2(in, memory, 2);
     default: return DescriptorV3(in, memory, 3);

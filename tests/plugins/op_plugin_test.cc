@@ -319,7 +319,7 @@ TEST(OpPlugins, TheGradientCheckCatchesAWrongRule) {
   static const rxt_gradient_rule_t* const kRules[] = {&kWrong};
   static const rxt_plugin_descriptor_t kPlugin = {sizeof(rxt_plugin_descriptor_t), RXT_PLUGIN_ABI_VERSION,
                                                   "wrong_rule", "1.0", nullptr, nullptr, 0, nullptr, 0, kRules, 1,
-                                                  nullptr, 0, nullptr, 0, kOps, 1};
+                                                  nullptr, 0, nullptr, 0, kOps, 1, nullptr, 0};
   PluginHost host;
   host.LoadLinked("wrong_rule", [](uint32_t, const rxt_host_api_t*) { return &kPlugin; });
   Session session(WithExampleOps(), host);

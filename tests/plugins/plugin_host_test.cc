@@ -208,7 +208,7 @@ rxt_status_t NoGradient(void*, const rxt_ir_api_t*, rxt_ir_builder_t*, rxt_ir_ex
 const rxt_loss_t kLinkedL1 = {sizeof(rxt_loss_t), "linked_l1", "L1.", nullptr, &NoLoss};
 const rxt_loss_t* const kLinkedLosses[] = {&kLinkedL1};
 const rxt_plugin_descriptor_t kLinked = {sizeof(rxt_plugin_descriptor_t), RXT_PLUGIN_ABI_VERSION, "linked", "1.0", nullptr,
-                                         nullptr, 0, kLinkedLosses, 1, nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0};
+                                         nullptr, 0, kLinkedLosses, 1, nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0};
 const rxt_plugin_descriptor_t* LinkedEntry(uint32_t, const rxt_host_api_t*) { return &kLinked; }
 const rxt_plugin_descriptor_t* TooSmallEntry(uint32_t, const rxt_host_api_t*) {
   static rxt_plugin_descriptor_t small = kLinked;
@@ -244,7 +244,7 @@ const rxt_gradient_rule_t kExpRule = {sizeof(rxt_gradient_rule_t), "exp", "exp."
 const rxt_gradient_rule_t kTypoRule = {sizeof(rxt_gradient_rule_t), "nn.rleu", "A typo.", nullptr, &NoGradient};
 const rxt_gradient_rule_t* const kMisspeltRules[] = {&kExpRule, &kTypoRule};
 const rxt_plugin_descriptor_t kMisspelt = {sizeof(rxt_plugin_descriptor_t), RXT_PLUGIN_ABI_VERSION, "misspelt", "1.0",
-                                           nullptr, nullptr, 0, nullptr, 0, kMisspeltRules, 2, nullptr, 0, nullptr, 0, nullptr, 0};
+                                           nullptr, nullptr, 0, nullptr, 0, kMisspeltRules, 2, nullptr, 0, nullptr, 0, nullptr, 0, nullptr, 0};
 const rxt_plugin_descriptor_t* MisspeltEntry(uint32_t, const rxt_host_api_t*) { return &kMisspelt; }
 
 TEST_F(PluginHostTest, AGradientRuleForAnUnknownOpIsRefusedWithTheClosestName) {
@@ -438,6 +438,7 @@ TEST(PluginItemKindTest, HasNames) {
   EXPECT_STREQ(PluginItemKindName(PluginItemKind::kLoss), "loss");
   EXPECT_STREQ(PluginItemKindName(PluginItemKind::kGradient), "gradient");
   EXPECT_STREQ(PluginItemKindName(PluginItemKind::kBackend), "backend");
+  EXPECT_STREQ(PluginItemKindName(PluginItemKind::kLibrary), "library");
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 /* ir_builder.h: how plugins build IR (C99). Gradient rules, losses and optimizers are IR
  * generators: the host calls their build function (rxt/plugin.h) with a builder and the C table
  * rxt_ir_api_t, and they emit op calls that become part of the compiled training step (not
- * callbacks run per tensor).
+ * callbacks run per tensor). Kernel libraries' patterns read their matches and build their
+ * replacements (call_extern) through the same table.
  *
  * Expressions are opaque handles (rxt_ir_expr_t) owned by the builder: valid until the plugin's
  * callback returns, never freed by the plugin. Every building function binds what it makes to a
@@ -154,6 +155,18 @@ typedef struct rxt_ir_api_s {
    * struct_info_text of an argument. RXT_OK, or RXT_INVALID_ARGUMENT after recording the error
    * (it does not parse, it is not a tensor or tuple of tensors, or this is no inference). */
   rxt_code_t (*set_struct_info)(rxt_ir_builder_t* b, const char* struct_info);
+
+  /* ---- Added with kernel libraries (plugin ABI 3): check RXT_IR_API_HAS ---- */
+
+  /* call_extern("name", (args...)): a call of the external function |name| (registered by a
+   * plugin, rxt_extern_t) in destination-passing style, whose |num_outs| results have the struct
+   * info of the tensors |outs_like| (several: a tuple of them), bound to a new variable. What a
+   * kernel library's pattern builds (rxt_library_pattern_t). */
+  rxt_ir_expr_t (*call_extern)(rxt_ir_builder_t* b, const char* name, const rxt_ir_expr_t* args, int num_args,
+                               const rxt_ir_expr_t* outs_like, int num_outs);
+  /* 1 and the value in |*value| if |e| is a constant of one element (of any shape) and a
+   * numeric dtype; else 0. */
+  int (*constant_value)(rxt_ir_builder_t* b, rxt_ir_expr_t e, double* value);
 } rxt_ir_api_t;
 
 #define RXT_IR_API_HAS(api, member) \

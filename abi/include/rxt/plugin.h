@@ -12,10 +12,10 @@
  *     item is registered or, on any error (a name taken, a bad descriptor), none is and the
  *     library is closed.
  *
- * What a plugin provides are items of six kinds — optimizers, losses, gradient rules, backends,
- * extern functions and ops — each a typed table of functions (a vtable) that starts with
- * `size_t struct_size` and carries its name, a one-line summary and a `state` pointer handed
- * back to every function.
+ * What a plugin provides are items of seven kinds — optimizers, losses, gradient rules, backends,
+ * extern functions, ops and kernel libraries — each a typed table of functions (a vtable) that
+ * starts with `size_t struct_size` and carries its name, a one-line summary and a `state`
+ * pointer handed back to every function.
  *
  * Errors: every function that can fail, in either direction, returns an rxt_status_t (rxt/rxt.h):
  * NULL is success; anything else is a failure whose receiver owns it. A plugin makes its
@@ -38,7 +38,7 @@
  *   static const rxt_loss_t* const kLosses[] = {&kL1};
  *   static const rxt_plugin_descriptor_t kPlugin = {
  *     sizeof(rxt_plugin_descriptor_t), RXT_PLUGIN_ABI_VERSION, "my_losses", "1.0.0",
- *     "Losses of my lab.", NULL, 0, kLosses, 1, NULL, 0, NULL, 0, NULL, 0, NULL, 0};
+ *     "Losses of my lab.", NULL, 0, kLosses, 1, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0};
  *   RXT_PLUGIN_EXPORT const rxt_plugin_descriptor_t* rxt_plugin_entry(
  *       uint32_t host_abi_version, const rxt_host_api_t* host) {
  *     (void)host;
@@ -48,9 +48,12 @@
  * Versions: 1 named items with an opaque callback (backends described by an rxt_backend_t);
  * 2 made the callbacks of optimizers, losses and gradient rules typed IR generators returning an
  * rxt_code_t; 3 (this header) gives every kind a typed vtable and rxt_status_t as the one error
- * type. A host built from this header still loads plugins of versions 1 and 2 (docs/plugins.md,
- * "Older plugins"): the table it hands every plugin keeps the members of version 2 where they
- * were (the abi2_* slots below) and adds those of version 3 after them. */
+ * type; kernel libraries were appended to it later (rxt_library_t, the descriptor's libraries,
+ * register_library, rxt_backend_t.preferred_libraries: each a marked block at the end of its
+ * struct, read only when struct_size covers it). A host built from this header still loads
+ * plugins of versions 1 and 2 (docs/plugins.md, "Older plugins"): the table it hands every plugin
+ * keeps the members of version 2 where they were (the abi2_* slots below) and adds those of
+ * version 3 after them. */
 #ifndef RXT_PLUGIN_H_
 #define RXT_PLUGIN_H_
 
@@ -165,6 +168,12 @@ typedef struct rxt_backend_s {
    * RXT_AOT_LIBRARY_INFO_SYMBOL (rxt/compiled_kernel.h). */
   rxt_status_t (*emit_library)(void* state, const rxt_aot_kernel_t* kernels, size_t num_kernels,
                                const char* output_path);
+
+  /* ---- Kernel libraries (appended in version 3: read only when struct_size covers it) ---- */
+  /* The kernel libraries (rxt_library_t names) a build for this backend uses when none are asked
+   * for, in order of preference, NULL-terminated: {"dnnl", NULL}. NULL: none. Those that no
+   * loaded plugin provides are skipped (with a note). */
+  const char* const* preferred_libraries;
 } rxt_backend_t;
 
 /* An external function, which IR calls with call_extern("name", ...): the same rxt_extern_fn_t a
@@ -218,6 +227,80 @@ typedef struct rxt_op_s {
   rxt_status_t (*legalize)(void* state, const rxt_te_api_t* te, rxt_te_builder_t* kb, const rxt_ir_api_t* ir,
                            rxt_ir_builder_t* b, rxt_ir_expr_t call);
 } rxt_op_t;
+
+/* ---- Kernel libraries ------------------------------------------------------------------------
+ * A kernel library (oneDNN, say) takes over op calls it computes faster than generated kernels.
+ * It is data plus callbacks: each pattern names the op a match starts from (the anchor), the ops
+ * it may absorb after it (an epilogue: add(bias) -> nn.relu -> nn.max_pool2d), the ops whose
+ * results it may absorb as arguments (input_ops: a transpose it reads transposed instead) and
+ * the ops elsewhere in the block it may compute in the same call (sibling_ops: a bias gradient
+ * next to a weight gradient). The host's pass LegalizeLibraryCalls walks each binding block,
+ * finds the anchors, follows the chains of sole readers and hands every candidate to the
+ * pattern's rewrite, which reads the calls through the IR table (rxt/ir_builder.h) and either
+ * declines or builds the replacement, usually ir->call_extern of one of the library's extern
+ * functions (registered by the same plugin as rxt_extern_t). */
+
+/* One op call of a match. */
+typedef struct rxt_library_call_s {
+  rxt_ir_expr_t call;   /* the op call (read it with ir->op_name, ir->arg, ir->attr_*) */
+  rxt_ir_expr_t result; /* the variable it is bound to */
+  /* One entry per argument of |call|: the op call that binds the argument when that is a call
+   * of one of the pattern's input_ops, bound earlier in the block and read only by |call|; else
+   * NULL. A replacement that does not read such an argument absorbs its producer. */
+  const rxt_ir_expr_t* producers;
+} rxt_library_call_t;
+
+/* What the host matched for one pattern. */
+typedef struct rxt_library_match_s {
+  size_t struct_size; /* sizeof(rxt_library_match_t) of the host: read members it covers */
+  /* calls[0] is the anchor; each later one is the only reader of the one before it and calls
+   * the next op of the pattern's epilogue that is present (each op of the epilogue may be
+   * missing: add -> nn.relu matches add, nn.relu, or both). */
+  const rxt_library_call_t* calls;
+  int num_calls;
+  /* Calls of the pattern's sibling_ops in the same block whose first argument is an argument of
+   * the anchor, in block order. */
+  const rxt_library_call_t* siblings;
+  int num_siblings;
+} rxt_library_match_t;
+
+/* The rewrite's decision; the host zeroes it (value NULL: declined) and sets struct_size. */
+typedef struct rxt_library_rewrite_s {
+  size_t struct_size;
+  /* The replacement: a variable the rewrite bound (ir->call_extern). It takes the place of
+   * calls[num_calls - 1].result — with a sibling, a tuple of two that takes the place of that
+   * result (field 0) and of the sibling's (field 1). NULL: the rewrite declines. */
+  rxt_ir_expr_t value;
+  int num_calls; /* how many of match->calls it computes, from the anchor on: 1 to num_calls */
+  int sibling;   /* the sibling it computes too (an index in match->siblings), or -1 */
+} rxt_library_rewrite_t;
+
+/* One pattern. Op lists are NULL-terminated arrays of op names (NULL: none); every op named
+ * must be registered when the plugin loads. */
+typedef struct rxt_library_pattern_s {
+  size_t struct_size;              /* sizeof(rxt_library_pattern_t) */
+  const char* name;                /* "dnnl.matmul": for messages and listings */
+  const char* anchor;              /* required: the op a match starts from, e.g. "matmul" */
+  const char* const* epilogue;     /* ops it may absorb after the anchor, in order */
+  const char* const* input_ops;    /* ops whose results a matched call may absorb */
+  const char* const* sibling_ops;  /* ops elsewhere in the block it may compute too */
+  /* Required. Builds into |b| (a scratch block: only what |out| names is kept, placed where the
+   * match was) and fills |out|, or leaves out->value NULL to decline. A status is a failure of
+   * the build, not a decline. |state| is the library's. */
+  rxt_status_t (*rewrite)(void* state, const rxt_ir_api_t* ir, rxt_ir_builder_t* b, const rxt_library_match_t* match,
+                          rxt_library_rewrite_t* out);
+} rxt_library_pattern_t;
+
+/* A kernel library: its name (what builds ask for, and backends prefer) and its patterns, tried
+ * in this order at each anchor; the first that rewrites wins. */
+typedef struct rxt_library_s {
+  size_t struct_size; /* sizeof(rxt_library_t) */
+  const char* name;   /* "dnnl" */
+  const char* summary;
+  void* state;        /* handed to every pattern's rewrite */
+  const rxt_library_pattern_t* const* patterns;
+  size_t num_patterns;
+} rxt_library_t;
 
 /* Whether |table|, a vtable of |type| (or the host's table), holds |member|: whether its
  * struct_size reaches past it. For members appended after a vtable was first published. */
@@ -276,6 +359,9 @@ typedef struct rxt_host_api_s {
 
   /* ---- Op plugins (appended within version 3: check RXT_HOST_API_HAS) ---- */
   rxt_status_t (*register_op)(rxt_host_t* host, const rxt_op_t* op);
+
+  /* ---- Kernel libraries (appended in version 3: check RXT_HOST_API_HAS) ---- */
+  rxt_status_t (*register_library)(rxt_host_t* host, const rxt_library_t* library);
 } rxt_host_api_t;
 
 #define RXT_HOST_API_HAS(api, member) RXT_VTABLE_HAS(rxt_host_api_t, api, member)
@@ -301,6 +387,10 @@ typedef struct rxt_plugin_descriptor_s {
   /* ---- Op plugins: a descriptor whose struct_size ends before these lists none ---- */
   const rxt_op_t* const* ops;
   size_t num_ops;
+
+  /* ---- Kernel libraries (appended in version 3: read only when struct_size covers them) ---- */
+  const rxt_library_t* const* libraries;
+  size_t num_libraries;
 } rxt_plugin_descriptor_t;
 
 typedef const rxt_plugin_descriptor_t* (*rxt_plugin_entry_fn_t)(uint32_t host_abi_version,

@@ -1,19 +1,14 @@
 #include "rxt/exec/available_libraries.h"
 
-#include <algorithm>
-
 #include "rxt/exec/build.h"
-#include "rxt/runtime/extern.h"
 
 namespace rxt {
 
-LibraryChoice ChooseLoadedLibraries(const std::string& backend, const std::vector<std::string>& requested) {
+LibraryChoice ChooseLoadedLibraries(const std::string& backend, const std::vector<std::string>& requested,
+                                    const PluginHost& host) {
   LibraryChoice choice;
-  std::vector<std::string> externs = ExternRegistry::Global().List();
-  for (const std::string& library : ChooseLibraries(backend, requested)) {
-    bool loaded = std::any_of(externs.begin(), externs.end(),
-                              [&](const std::string& name) { return name.rfind(library + ".", 0) == 0; });
-    (loaded ? choice.used : choice.missing).push_back(library);
+  for (const std::string& library : ChooseLibraries(backend, requested, host)) {
+    (host.Find(PluginItemKind::kLibrary, library) ? choice.used : choice.missing).push_back(library);
   }
   return choice;
 }

@@ -7,11 +7,11 @@
 
 namespace rxt {
 
-std::vector<std::string> ChooseLibraries(const std::string& backend, const std::vector<std::string>& requested) {
+std::vector<std::string> ChooseLibraries(const std::string& backend, const std::vector<std::string>& requested,
+                                         const PluginHost& host) {
   if (requested.size() == 1 && requested[0] == "none") return {};
   if (!requested.empty()) return requested;
-  if (backend == "cpu") return {"dnnl"};
-  return {};
+  return host.PreferredLibraries(backend);
 }
 
 std::vector<std::string> BuildPipeline(const BuildOptions& options) {
@@ -36,7 +36,13 @@ IRModule LowerForBuild(IRModule module, const BuildOptions& options) {
   std::string libraries;
   for (const std::string& name : options.libraries) libraries += (libraries.empty() ? "" : ",") + name;
   if (!libraries.empty()) context.options["LegalizeLibraryCalls.libraries"] = AttrValue(libraries);
-  return RunPasses(std::move(module), BuildPipeline(options), context);
+  std::vector<Pass> passes;
+  for (const std::string& name : BuildPipeline(options)) {
+    // The one pass that takes something besides options: where the libraries come from.
+    bool library_calls = name == "LegalizeLibraryCalls";
+    passes.push_back(library_calls ? LegalizeLibraryCalls(options.library_provider) : CreatePass(name));
+  }
+  return Sequential(std::move(passes), "RunPasses")(std::move(module), context);
 }
 
 Executable Build(IRModule module, const BuildOptions& options) {

@@ -16,12 +16,6 @@
 namespace rxt {
 namespace {
 
-bool LibraryLoaded(const std::string& library) {
-  std::vector<std::string> externs = ExternRegistry::Global().List();
-  return std::any_of(externs.begin(), externs.end(),
-                     [&](const std::string& name) { return name.rfind(library + ".", 0) == 0; });
-}
-
 bool AllExternsLoaded(const Executable& exec) {
   std::vector<std::string> loaded = ExternRegistry::Global().List();
   return std::all_of(exec.externs.begin(), exec.externs.end(), [&](const std::string& name) {
@@ -74,13 +68,14 @@ IRModule Session::Differentiate(const IRModule& module, const std::string& funct
   return Gradient(module, function, require_grads, 0, &host_);
 }
 
-void Session::LoadWhatIsMissing(const std::string& backend, bool libraries_defaulted, const LossSpec* loss,
-                                const OptimizerSpec* optimizer) {
+void Session::LoadWhatIsMissing(const std::string& backend, const std::optional<std::vector<std::string>>& libraries,
+                                const LossSpec* loss, const OptimizerSpec* optimizer) {
   if (searched_ || !options_.search_path) return;
   std::string wanted = backend.empty() ? "cpu" : backend;
   bool missing = !host_.Find(PluginItemKind::kBackend, wanted);
-  if (libraries_defaulted) {
-    for (const std::string& library : ChooseLibraries(wanted)) missing = missing || !LibraryLoaded(library);
+  // The libraries asked for, or those the backend prefers (known once it is loaded).
+  for (const std::string& library : libraries ? *libraries : host_.PreferredLibraries(wanted)) {
+    missing = missing || !host_.Find(PluginItemKind::kLibrary, library);
   }
   if (loss != nullptr && !loss->name.empty()) {
     missing = missing || !host_.Find(PluginItemKind::kLoss, loss->name) ||
@@ -102,7 +97,7 @@ BuildOptions Session::Resolve(const BuildRequest& request) {
   if (request.opt_level < 0 || request.opt_level > 3) {
     Throw(ErrorCode::kInvalidArgument, "opt_level is ", request.opt_level, "; expected 0 to 3");
   }
-  LoadWhatIsMissing(request.backend, !request.libraries.has_value(), nullptr, nullptr);
+  LoadWhatIsMissing(request.backend, request.libraries, nullptr, nullptr);
   BuildOptions build;
   build.backend = request.backend;
   if (build.backend.empty()) {
@@ -111,17 +106,31 @@ BuildOptions Session::Resolve(const BuildRequest& request) {
   }
   build.opt_level = request.opt_level;
   if (request.libraries) {
+    // Asked for by name: each must be loaded.
+    for (const std::string& library : *request.libraries) RequireLibrary(library);
     build.libraries = *request.libraries;
   } else {
-    LibraryChoice choice = ChooseLoadedLibraries(build.backend);
+    LibraryChoice choice = ChooseLoadedLibraries(build.backend, {}, host_);
     build.libraries = choice.used;
     for (const std::string& library : choice.missing) {
       notes_.push_back(StrCat("kernel library ", Quoted(library), " is not loaded: using generated kernels only"));
     }
   }
+  build.library_provider = &host_;
   build.emit_library = request.emit_library;
   last_build_ = build;
   return build;
+}
+
+void Session::RequireLibrary(const std::string& library) const {
+  if (host_.Find(PluginItemKind::kLibrary, library)) return;
+  std::string loaded;
+  for (const PluginItem& item : host_.Items(PluginItemKind::kLibrary)) {
+    loaded += (loaded.empty() ? "" : ", ") + item.name;
+  }
+  Throw(ErrorCode::kNotFound, "no kernel library ", Quoted(library), " is loaded (",
+        loaded.empty() ? "no loaded plugin provides one" : "loaded libraries: " + loaded,
+        "); load the plugin that provides it");
 }
 
 Executable Session::Build(IRModule module, const BuildRequest& request) {
@@ -138,7 +147,7 @@ std::unique_ptr<Trainer> Session::CreateTrainer(const IRModule& module, const Tr
     Throw(ErrorCode::kInvalidArgument,
           "a backbone module needs a loss and an optimizer (e.g. \"cross_entropy\" and \"sgd\")");
   }
-  LoadWhatIsMissing(request.build.backend, !request.build.libraries.has_value(), &request.loss, &request.optimizer);
+  LoadWhatIsMissing(request.build.backend, request.build.libraries, &request.loss, &request.optimizer);
   BuildOptions build = Resolve(request.build);
   TrainerProgram program = trainer_module ? BuildTrainerProgram(module, build)
                                           : BuildTrainerProgram(module, {.loss = request.loss,
@@ -157,7 +166,7 @@ std::unique_ptr<KernelProvider> Session::KernelsFor(const Executable& exec, cons
   if (!exec.aot_library.empty() && name == exec.backend) {
     return std::make_unique<AotKernelProvider>(AotKernelProvider::ForExecutable(exec));
   }
-  LoadWhatIsMissing(name, false, nullptr, nullptr);
+  LoadWhatIsMissing(name, std::vector<std::string>{}, nullptr, nullptr);
   return std::make_unique<PluginKernelProvider>(PluginKernelProvider::Find(name, host_));
 }
 

@@ -53,6 +53,7 @@ void RegisterNNOps(OpRegistry& r) {
       .Attr("rate", AttrKind::kFloat, 0.5, "the probability of dropping an element, in [0, 1)")
       .Set<FInferStructInfo>(InferDropout);
   RegisterConvOps(r);
+  RegisterConvBackwardOps(r);
   RegisterPoolOps(r);
   RegisterNormOps(r);
   RegisterLossOps(r);

@@ -11,6 +11,7 @@ void RegisterIndexManipulateOps(OpRegistry& registry);
 
 // nn.cc calls these.
 void RegisterConvOps(OpRegistry& registry);  // nn_conv.cc
+void RegisterConvBackwardOps(OpRegistry& registry);  // nn_conv_backward.cc
 void RegisterPoolOps(OpRegistry& registry);  // nn_pool.cc
 void RegisterNormOps(OpRegistry& registry);  // nn_norm.cc
 void RegisterLossOps(OpRegistry& registry);  // nn_loss.cc

@@ -71,6 +71,9 @@ rxt_status_t RegisterExtern(rxt_host_t* host, const rxt_extern_t* function) noex
 rxt_status_t RegisterOp(rxt_host_t* host, const rxt_op_t* op) noexcept {
   return Guarded(host, [&](PluginRecord& record) { return StageOp(record, op); });
 }
+rxt_status_t RegisterLibrary(rxt_host_t* host, const rxt_library_t* library) noexcept {
+  return Guarded(host, [&](PluginRecord& record) { return StageLibrary(record, library); });
+}
 
 // ---- Registration, versions 1 and 2 (the abi2_* slots).
 
@@ -133,6 +136,7 @@ void InitHostApi(PluginRecord& record) {
   record.api.register_backend = &RegisterBackend;
   record.api.register_extern = &RegisterExtern;
   record.api.register_op = &RegisterOp;
+  record.api.register_library = &RegisterLibrary;
 }
 
 }  // namespace rxt::plugin_detail

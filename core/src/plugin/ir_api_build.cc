@@ -7,6 +7,7 @@
 #include "ir_api_internal.h"
 #include "rxt/ir/parser.h"
 #include "rxt/ir/op.h"
+#include "rxt/support/message_text.h"
 
 namespace rxt::ir_api {
 namespace {
@@ -152,6 +153,32 @@ rxt_ir_expr_t Prim(rxt_ir_builder_t* b, double value, const char* dtype) {
       imm = IntImm(static_cast<int64_t>(value), type);
     }
     return host.Wrap(MakePrimValue(std::move(imm)));
+  });
+}
+
+rxt_ir_expr_t CallExtern(rxt_ir_builder_t* b, const char* name, const rxt_ir_expr_t* args, int num_args,
+                         const rxt_ir_expr_t* outs_like, int num_outs) {
+  return Guard<rxt_ir_expr_t>(b, nullptr, [&](IRBuilderHost& host) -> rxt_ir_expr_t {
+    const std::string function = Text(name);
+    if (function.empty()) Throw(ErrorCode::kInvalidArgument, "call_extern: no function name");
+    if (num_outs < 1 || outs_like == nullptr) {
+      Throw(ErrorCode::kInvalidArgument, "call_extern ", Quoted(function), ": needs the struct info of a result");
+    }
+    std::vector<Expr> operands;
+    for (int i = 0; i < num_args; ++i) {
+      operands.push_back(Operand(host, args != nullptr ? args[i] : nullptr, StrCat("call_extern: argument ", i)));
+    }
+    std::vector<StructInfo> outs;
+    for (int i = 0; i < num_outs; ++i) {
+      Expr like = Operand(host, outs_like[i], StrCat("call_extern: result ", i));
+      if (like->struct_info == nullptr || like->struct_info->As<TensorSINode>() == nullptr) {
+        Throw(ErrorCode::kInvalidArgument, "call_extern ", Quoted(function), ": result ", i,
+              " must be like a tensor, got ", ToString(like->struct_info));
+      }
+      outs.push_back(like->struct_info);
+    }
+    Expr tuple = MakeTuple(std::move(operands));
+    return host.Wrap(host.Bind(MakeOpCall("call_extern", {MakeStringImm(function), tuple}, {}, std::move(outs))));
   });
 }
 
@@ -306,6 +333,7 @@ void FillBuildFunctions(rxt_ir_api_t& api) {
   api.option_floats = &OptionFloats;
   api.check_options = &CheckOptions;
   api.set_struct_info = &SetStructInfo;
+  api.call_extern = &CallExtern;
 }
 
 }  // namespace rxt::ir_api

@@ -193,6 +193,16 @@ const char* StructInfoText(rxt_ir_builder_t* b, rxt_ir_expr_t e) {
   });
 }
 
+int ConstantValue(rxt_ir_builder_t* b, rxt_ir_expr_t e, double* value) {
+  return Guard(b, 0, [&](IRBuilderHost& host) {
+    Expr expr = host.Unwrap(e);
+    const ConstantNode* c = expr ? expr->As<ConstantNode>() : nullptr;
+    if (c == nullptr || c->data.numel() != 1 || c->data.dtype() == DType::kBool) return 0;
+    if (value != nullptr) *value = c->data.GetAsDouble(0);
+    return 1;
+  });
+}
+
 }  // namespace
 
 void FillReadFunctions(rxt_ir_api_t& api) {
@@ -212,6 +222,7 @@ void FillReadFunctions(rxt_ir_api_t& api) {
   api.tuple_size = &TupleSize;
   api.struct_info_text = &StructInfoText;
   api.dim_text = &DimText;
+  api.constant_value = &ConstantValue;
 }
 
 }  // namespace rxt::ir_api

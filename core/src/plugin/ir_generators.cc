@@ -22,20 +22,8 @@ const VTable& UsableVTable(const PluginItem& item, const VTable* vtable) {
   return *vtable;
 }
 
-/// Takes the status an IR generator returned; throws its failure prefixed by the item: the
-/// status's code and message (the builder's first error when the message is empty), else the
-/// builder's error as an invalid argument.
 void CheckOutcome(const PluginItem& item, const IRBuilderHost& host, rxt_status_t status) {
-  CStatusPtr failure(status);
-  if (failure != nullptr) {
-    ErrorCode code = ErrorCodeFromC(failure->code);
-    if (code == ErrorCode::kOk) code = ErrorCode::kUnknown;
-    const std::string& message = !failure->message.empty() ? failure->message
-                                 : host.failed()            ? host.error()
-                                                            : StrCat("failed with ", ErrorCodeName(code), " without a message");
-    Throw(code, DescribeItem(item), ": ", message);
-  }
-  if (host.failed()) Throw(ErrorCode::kInvalidArgument, DescribeItem(item), ": ", host.error());
+  ThrowIfGeneratorFailed(DescribeItem(item), host, status);
 }
 
 /// Whether an adjoint of struct info |grad| can stand for a value of struct info |value|: same
@@ -45,6 +33,19 @@ bool Fits(const StructInfo& value, const StructInfo& grad) {
 }
 
 }  // namespace
+
+void ThrowIfGeneratorFailed(const std::string& who, const IRBuilderHost& host, rxt_status_t status) {
+  CStatusPtr failure(status);
+  if (failure != nullptr) {
+    ErrorCode code = ErrorCodeFromC(failure->code);
+    if (code == ErrorCode::kOk) code = ErrorCode::kUnknown;
+    const std::string& message = !failure->message.empty() ? failure->message
+                                 : host.failed()            ? host.error()
+                                                            : StrCat("failed with ", ErrorCodeName(code), " without a message");
+    Throw(code, who, ": ", message);
+  }
+  if (host.failed()) Throw(ErrorCode::kInvalidArgument, who, ": ", host.error());
+}
 
 std::string DescribeItem(const PluginItem& item) {
   const char* kind = item.kind == PluginItemKind::kGradient ? "gradient rule" : PluginItemKindName(item.kind);

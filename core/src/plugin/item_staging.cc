@@ -75,6 +75,26 @@ rxt_status_t StageVTable(PluginRecord& record, PluginItemKind kind, const VTable
 /// The bytes a vtable of |type| needs to reach |member|.
 #define RXT_SIZE_THROUGH(type, member) (offsetof(type, member) + sizeof(type::member))
 
+/// What is wrong with a library's patterns ("" if nothing): each needs a name, an anchor op and
+/// a rewrite function.
+std::string PatternProblem(const rxt_library_t& library) {
+  if (library.num_patterns > 0 && library.patterns == nullptr) {
+    return StrCat("lists ", library.num_patterns, " pattern(s) but no array");
+  }
+  for (size_t i = 0; i < library.num_patterns; ++i) {
+    const rxt_library_pattern_t* p = library.patterns[i];
+    if (p == nullptr) return StrCat("has a null pattern (#", i, ")");
+    if (p->struct_size < RXT_SIZE_THROUGH(rxt_library_pattern_t, rewrite)) {
+      return StrCat("has a pattern (#", i, ") whose struct_size (", p->struct_size, ") is too small (at least ",
+                    RXT_SIZE_THROUGH(rxt_library_pattern_t, rewrite), ")");
+    }
+    if (p->name == nullptr || p->name[0] == '\0') return StrCat("has a pattern (#", i, ") without a name");
+    if (p->anchor == nullptr || p->anchor[0] == '\0') return StrCat("has pattern '", p->name, "' without an anchor op");
+    if (p->rewrite == nullptr) return StrCat("has pattern '", p->name, "' without rewrite");
+  }
+  return "";
+}
+
 bool HasV1Fields(const abi2::Item& item) {
   return item.struct_size >= offsetof(abi2::Item, user_data) + sizeof(item.user_data);
 }
@@ -144,6 +164,28 @@ rxt_status_t StageOp(PluginRecord& record, const rxt_op_t* op) {
       &PluginItem::op);
 }
 
+rxt_status_t StageLibrary(PluginRecord& record, const rxt_library_t* library) {
+  if (!record.registering) {
+    return MakeCStatus(ErrorCode::kFailedPrecondition, "items are registered only during rxt_plugin_entry");
+  }
+  if (rxt_status_t bad = CheckVTable(record, "library", library, RXT_SIZE_THROUGH(rxt_library_t, num_patterns))) {
+    return bad;
+  }
+  std::string problem = PatternProblem(*library);
+  if (!problem.empty()) {
+    return Reject(record, ErrorCode::kInvalidArgument, StrCat("library '", library->name, "' ", problem));
+  }
+  std::string taken = NameTaken(record, PluginItemKind::kLibrary, library->name);
+  if (!taken.empty()) return Reject(record, ErrorCode::kAlreadyExists, std::move(taken));
+  PluginRecord::StagedItem staged;
+  staged.item.kind = PluginItemKind::kLibrary;
+  staged.item.name = library->name;
+  staged.item.summary = library->summary != nullptr ? library->summary : "";
+  staged.item.library = library;
+  record.staged.push_back(std::move(staged));
+  return nullptr;
+}
+
 rxt_code_t StageAbi2Item(PluginRecord& record, PluginItemKind kind, const abi2::Item* item) {
   const char* kind_name = PluginItemKindName(kind);
   auto reject = [&](ErrorCode code, std::string message) {
@@ -187,7 +229,8 @@ void AdaptAbi2Item(PluginRecord& record, PluginItem& item, const abi2::Item& raw
     case PluginItemKind::kLoss: item.loss = adapters.Loss(raw); return;
     case PluginItemKind::kGradient: item.gradient_rule = adapters.GradientRule(raw); return;
     case PluginItemKind::kBackend:
-    case PluginItemKind::kOp: return;
+    case PluginItemKind::kOp:
+    case PluginItemKind::kLibrary: return;
   }
 }
 

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "plugin_ops.h"
+#include "kernel_library.h"
 #include "plugin_record.h"
 #include "rxt/ir/op.h"
 #include "rxt/plugin/ir_generators.h"
@@ -61,6 +62,10 @@ void StageDescriptorItems(PluginRecord& record, const rxt_plugin_descriptor_t& d
   StageList(record, d.backends, d.num_backends, "backend", &plugin_detail::StageBackend);
   StageList(record, d.externs, d.num_externs, "extern function", &plugin_detail::StageExtern);
   if (DescriptorHas(d, d.num_ops)) StageList(record, d.ops, d.num_ops, "op", &plugin_detail::StageOp);
+  // Appended within version 3: a descriptor compiled before has no such members.
+  if (DescriptorHas(d, d.num_libraries)) {
+    StageList(record, d.libraries, d.num_libraries, "library", &plugin_detail::StageLibrary);
+  }
 }
 
 /// The same for a descriptor of version 1 or 2, whose lists are arrays of items.
@@ -131,6 +136,7 @@ const char* PluginItemKindName(PluginItemKind kind) {
     case PluginItemKind::kGradient: return "gradient";
     case PluginItemKind::kBackend: return "backend";
     case PluginItemKind::kOp: return "op";
+    case PluginItemKind::kLibrary: return "library";
   }
   return "unknown";
 }
@@ -156,23 +162,32 @@ void PluginHost::CheckOps(PluginRecord& record) const {
   }
 }
 
-void PluginHost::CheckGradientRulesNameOps(PluginRecord& record) const {
+void PluginHost::CheckItemsNameOps(PluginRecord& record) const {
   const OpRegistry& registry = OpRegistry::Global();
   std::vector<std::string> ops, own_ops;  // the registry's, and those the plugin defines
   for (const OpDef* op : registry.List()) ops.push_back(op->name());
+  auto unknown = [&](const std::string& what, const std::string& op) {
+    if (registry.Find(op) != nullptr || std::find(own_ops.begin(), own_ops.end(), op) != own_ops.end()) return;
+    std::string closest = ClosestName(op, ops);
+    std::string hint = closest.empty() ? "" : StrCat(" (did you mean '", closest, "'?)");
+    record.errors.emplace_back(ErrorCode::kNotFound, StrCat(what, " ", Quoted(op), hint));
+  };
   for (const PluginRecord::StagedItem& staged : record.staged) {
     if (staged.item.kind == PluginItemKind::kOp) own_ops.push_back(staged.item.name);
   }
   ops.insert(ops.end(), own_ops.begin(), own_ops.end());
   for (const PluginRecord::StagedItem& staged : record.staged) {
     const PluginItem& item = staged.item;
-    bool known = registry.Find(item.name) != nullptr ||
-                 std::find(own_ops.begin(), own_ops.end(), item.name) != own_ops.end();
-    if (item.kind != PluginItemKind::kGradient || known) continue;
-    std::string closest = ClosestName(item.name, ops);
-    record.errors.emplace_back(ErrorCode::kNotFound,
-                               StrCat("gradient rule for an unknown op ", Quoted(item.name),
-                                      closest.empty() ? "" : StrCat(" (did you mean '", closest, "'?)")));
+    if (item.kind == PluginItemKind::kGradient) unknown("gradient rule for an unknown op", item.name);
+    if (item.kind != PluginItemKind::kLibrary) continue;
+    for (const LibraryPattern& pattern : plugin_detail::KernelLibraryOf(item).patterns) {
+      std::string what =
+          StrCat("library ", Quoted(item.name), ": pattern ", Quoted(pattern.name), " names an unknown op");
+      unknown(what, pattern.anchor);
+      for (const auto* list : {&pattern.epilogue, &pattern.input_ops, &pattern.sibling_ops}) {
+        for (const std::string& op : *list) unknown(what, op);
+      }
+    }
   }
 }
 
@@ -186,7 +201,28 @@ OptimizerFunction PluginHost::BuildOptimizer(const std::string& name, const std:
   return BuildOptimizerFunction(FindTrainingItem(PluginItemKind::kOptimizer, name, this), options, params);
 }
 
+std::vector<KernelLibrary> PluginHost::Libraries() const {
+  std::vector<KernelLibrary> libraries;
+  for (const PluginItem& item : Items(PluginItemKind::kLibrary)) {
+    libraries.push_back(plugin_detail::KernelLibraryOf(item));
+  }
+  return libraries;
+}
+
+std::vector<std::string> PluginHost::PreferredLibraries(const std::string& backend) const {
+  std::optional<PluginItem> item = Find(PluginItemKind::kBackend, backend);
+  std::vector<std::string> names;
+  if (!item || item->backend == nullptr || !RXT_VTABLE_HAS(rxt_backend_t, item->backend, preferred_libraries)) {
+    return names;
+  }
+  for (const char* const* name = item->backend->preferred_libraries; name != nullptr && *name != nullptr; ++name) {
+    if (**name != '\0') names.emplace_back(*name);
+  }
+  return names;
+}
+
 const TrainingProvider& DefaultTrainingProvider() { return PluginHost::Global(); }
+const LibraryProvider& DefaultLibraryProvider() { return PluginHost::Global(); }
 
 PluginHost& PluginHost::Global() {
   static PluginHost* host = new PluginHost();  // intentionally never destroyed
@@ -256,7 +292,7 @@ PluginInfo PluginHost::Negotiate(const std::shared_ptr<PluginRecord>& record) {
     Throw(ErrorCode::kFailedPrecondition, "plugin ", absolute, ": declined to load", reason);
   }
   CheckOps(*record);
-  CheckGradientRulesNameOps(*record);
+  CheckItemsNameOps(*record);
   for (const auto& loaded : plugins_) {
     if (!record->info.name.empty() && loaded->info.name == record->info.name) {
       record->errors.emplace_back(ErrorCode::kAlreadyExists, StrCat("plugin name '", record->info.name,

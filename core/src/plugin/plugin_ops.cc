@@ -1,6 +1,8 @@
 // Ops defined by plugins: the checks of an rxt_op_t and the op attributes that call it.
 #include "plugin_ops.h"
 
+#include <cstring>
+
 #include "rxt/ir/parser.h"
 #include "rxt/plugin/ir_builder_host.h"
 #include "rxt/plugin/plugin_host.h"
@@ -23,7 +25,12 @@ bool IsIdentifier(const std::string& name) {
   return true;
 }
 
-std::optional<AttrKind> KindOf(rxt_attr_kind_t kind) {
+/// The attribute kind a plugin gave, read as an int: in C++ an enum value outside the list is
+/// undefined behaviour, and a plugin may pass any number.
+std::optional<AttrKind> KindOf(const rxt_attr_kind_t& given) {
+  int kind = 0;
+  static_assert(sizeof(kind) == sizeof(given));
+  std::memcpy(&kind, &given, sizeof kind);
   switch (kind) {
     case RXT_ATTR_BOOL: return AttrKind::kBool;
     case RXT_ATTR_INT: return AttrKind::kInt;
@@ -57,7 +64,11 @@ void DeclareSchema(OpDef& def, const rxt_op_t& op) {
     }
     if (def.FindAttr(name) != nullptr) Throw(ErrorCode::kInvalidArgument, "attribute '", name, "' is listed twice");
     std::optional<AttrKind> kind = KindOf(spec.kind);
-    if (!kind) Throw(ErrorCode::kInvalidArgument, "attribute '", name, "' has an unknown kind ", static_cast<int>(spec.kind));
+    if (!kind) {
+      int raw = 0;
+      std::memcpy(&raw, &spec.kind, sizeof raw);
+      Throw(ErrorCode::kInvalidArgument, "attribute '", name, "' has an unknown kind ", raw);
+    }
     std::string doc = spec.doc != nullptr ? spec.doc : "";
     if (spec.default_value == nullptr) {
       def.RequiredAttr(name, *kind, doc);

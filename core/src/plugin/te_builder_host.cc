@@ -3,6 +3,7 @@
 #include "te_builder_host.h"
 
 #include <cstdint>
+#include <cstring>
 #include <unordered_set>
 
 #include "rxt/ir/mutator.h"
@@ -16,6 +17,16 @@ static_assert(static_cast<int>(BinaryOp::kAdd) == RXT_TE_ADD && static_cast<int>
               static_cast<int>(BinaryOp::kOr) == RXT_TE_OR);
 
 TEBuilderHost& Host(rxt_te_builder_t* kb) { return *kb->host; }
+
+/// A C enum from a plugin as the int it holds: in C++ a value outside the enum's list is
+/// undefined behaviour, and a plugin may pass any number.
+template <typename Enum>
+int RawEnum(const Enum& value) {
+  int raw = 0;
+  static_assert(sizeof(raw) == sizeof(value));
+  std::memcpy(&raw, &value, sizeof raw);
+  return raw;
+}
 
 /// Runs |body| (returning a handle) unless an operand is missing or an error is recorded;
 /// records the error it throws. |what| names the function in messages.
@@ -162,11 +173,10 @@ rxt_te_expr_t Constant(rxt_te_builder_t* kb, double value, const char* dtype) {
 
 rxt_te_expr_t Binary(rxt_te_builder_t* kb, rxt_te_binary_t op, rxt_te_expr_t a, rxt_te_expr_t b) {
   return Guard<rxt_te_expr_t>(kb, "binary", [&](TEBuilderHost& h) {
-    if (static_cast<int>(op) < RXT_TE_ADD || static_cast<int>(op) > RXT_TE_OR) {
-      Throw(ErrorCode::kInvalidArgument, "unknown operation ", static_cast<int>(op));
-    }
+    int code = RawEnum(op);
+    if (code < RXT_TE_ADD || code > RXT_TE_OR) Throw(ErrorCode::kInvalidArgument, "unknown operation ", code);
     // rxt_te_binary_t lists the operations in BinaryOp's order.
-    return h.Wrap(MakeBinary(static_cast<BinaryOp>(op), Operand(h, a, "a"), Operand(h, b, "b")));
+    return h.Wrap(MakeBinary(static_cast<BinaryOp>(code), Operand(h, a, "a"), Operand(h, b, "b")));
   });
 }
 
@@ -220,8 +230,9 @@ rxt_te_tensor_t Reduce(rxt_te_builder_t* kb, const char* name, const rxt_te_expr
                        const rxt_te_expr_t* reduce_vars, rxt_te_reduce_t kind, rxt_te_expr_t value, rxt_te_expr_t init) {
   return Guard<rxt_te_tensor_t>(kb, "reduce", [&](TEBuilderHost& h) {
     std::string stage = StageName(name);
-    if (kind < RXT_TE_REDUCE_SUM || kind > RXT_TE_REDUCE_MIN) {
-      Throw(ErrorCode::kInvalidArgument, "unknown reduction ", static_cast<int>(kind));
+    int reduction = RawEnum(kind);
+    if (reduction < RXT_TE_REDUCE_SUM || reduction > RXT_TE_REDUCE_MIN) {
+      Throw(ErrorCode::kInvalidArgument, "unknown reduction ", reduction);
     }
     std::vector<PrimExpr> dims = Operands(h, shape, ndim, "shape", true);
     std::vector<const PrimVarNode*> axes = AxisVars(h, vars, ndim, "vars");
@@ -245,7 +256,7 @@ rxt_te_tensor_t Reduce(rxt_te_builder_t* kb, const char* name, const rxt_te_expr
       return Bind(h, body, all, both);
     };
     static const ReduceKind kKinds[] = {ReduceKind::kSum, ReduceKind::kMax, ReduceKind::kMin};
-    return h.WrapTensor(h.builder().Reduce(stage, dims, reduce_extents, kKinds[kind], fn, start));
+    return h.WrapTensor(h.builder().Reduce(stage, dims, reduce_extents, kKinds[reduction], fn, start));
   });
 }
 

@@ -27,9 +27,9 @@ std::vector<PassEntry> PassTable() {
       {"FuseKernels", "Merges each primitive function made by FuseOps into one kernel.", FuseKernels},
       {"ParallelizeLoops", "Marks outer loops whose iterations write disjoint elements parallel.", ParallelizeLoops},
       {"LegalizeLibraryCalls",
-       "Replaces matmul/conv2d (+ bias add + ReLU) by call_extern of a kernel library (option "
-       "LegalizeLibraryCalls.libraries, e.g. \"dnnl\").",
-       LegalizeLibraryCalls},
+       "Replaces the op calls a kernel library's patterns take (matmul, conv2d + bias add + ReLU...) by call_extern "
+       "of its functions (option LegalizeLibraryCalls.libraries, e.g. \"dnnl\"; libraries come from plugins).",
+       [] { return LegalizeLibraryCalls(); }},
       {"Gradient",
        "Adds <func>_adjoint: reverse-mode differentiation (options Gradient.func_name, Gradient.require_grads, "
        "Gradient.target_index).",

@@ -95,7 +95,8 @@ const rxt_plugin_descriptor_t kPlugin = {
     nullptr, 0,      // gradient rules
     nullptr, 0,      // backends
     nullptr, 0,      // extern functions
-    nullptr, 0};     // ops
+    nullptr, 0,      // ops
+    nullptr, 0};     // kernel libraries
 
 }  // namespace
 

@@ -154,7 +154,8 @@ static const rxt_plugin_descriptor_t kPlugin = {
     kRules, 2,  /* gradient rules */
     NULL, 0,    /* backends */
     NULL, 0,    /* extern functions */
-    kOps, 2};   /* ops */
+    kOps, 2,    /* ops */
+    NULL, 0};   /* kernel libraries */
 
 RXT_PLUGIN_EXPORT const rxt_plugin_descriptor_t* rxt_plugin_entry(uint32_t host_abi_version,
                                                                   const rxt_host_api_t* host) {

@@ -45,19 +45,48 @@ TEST(Session, WithoutACpuBackendTheDefaultIsTheReferenceInterpreterAndItSaysSo) 
   EXPECT_NE(session.notes()[0].find("no cpu backend is loaded"), std::string::npos) << session.notes()[0];
 }
 
-TEST(Session, LibrariesAskedForAreUsedAsAskedAndDefaultsOnlyWhenLoaded) {
+const std::string kTestLibrary = std::string(RXT_TEST_IR_PLUGIN_DIR) + "/test_library.so";
+
+// The fixture's backends prefer its library test_lib (and one nobody provides).
+TEST(Session, ByDefaultABuildUsesTheLibrariesItsBackendPrefersThatAreLoaded) {
   PluginHost host;
+  host.Load(kTestLibrary);
+  EXPECT_EQ(host.PreferredLibraries("test_lib_backend"), std::vector<std::string>{"test_lib"});
+  EXPECT_EQ(ChooseLibraries("test_lib_backend", {}, host), std::vector<std::string>{"test_lib"});
+  EXPECT_TRUE(ChooseLibraries("test_lib_backend", {"none"}, host).empty());
+  EXPECT_TRUE(ChooseLibraries("no_such_backend", {}, host).empty());
   Session session({.search_path = false}, host);
-  // Asked for: as asked (running reports one nobody provides).
-  EXPECT_EQ(session.Resolve({.backend = "cpu", .libraries = std::vector<std::string>{"dnnl"}}).libraries,
-            std::vector<std::string>{"dnnl"});
+  BuildOptions build = session.Resolve({.backend = "test_lib_backend"});
+  EXPECT_EQ(build.libraries, std::vector<std::string>{"test_lib"});
+  EXPECT_EQ(build.library_provider, &host);  // the patterns come from the session's plugins
   EXPECT_TRUE(session.notes().empty());
-  // The cpu backend's default, dnnl, is not loaded in this process (no plugin): a note, no library.
-  BuildOptions defaulted = session.Resolve({.backend = "cpu"});
-  if (defaulted.libraries.empty()) {
-    ASSERT_EQ(session.notes().size(), 1u);
-    EXPECT_NE(session.notes()[0].find("kernel library 'dnnl' is not loaded"), std::string::npos);
-  }
+  // One it prefers that no plugin provides: a note, and the build goes on without it.
+  EXPECT_EQ(session.Resolve({.backend = "test_lib_backend_more"}).libraries, std::vector<std::string>{"test_lib"});
+  ASSERT_EQ(session.notes().size(), 1u);
+  EXPECT_EQ(session.notes()[0], "kernel library 'missing_lib' is not loaded: using generated kernels only");
+  // Asked for none.
+  BuildRequest none{.backend = "test_lib_backend", .libraries = std::vector<std::string>{}};
+  EXPECT_TRUE(session.Resolve(none).libraries.empty());
+}
+
+TEST(Session, ALibraryAskedForMustBeProvidedByALoadedPlugin) {
+  PluginHost host;
+  host.Load(kTestLibrary);
+  Session session({.search_path = false}, host);
+  EXPECT_EQ(session.Resolve({.backend = "reference", .libraries = std::vector<std::string>{"test_lib"}}).libraries,
+            std::vector<std::string>{"test_lib"});
+  std::string message;
+  EXPECT_EQ(CodeOf([&] { session.Resolve({.backend = "reference", .libraries = std::vector<std::string>{"mkl"}}); },
+                   &message),
+            ErrorCode::kNotFound);
+  EXPECT_EQ(message,
+            "no kernel library 'mkl' is loaded (loaded libraries: test_lib); load the plugin that provides it");
+  PluginHost empty;
+  Session bare({.search_path = false}, empty);
+  EXPECT_EQ(CodeOf([&] { bare.Resolve({.backend = "cpu", .libraries = std::vector<std::string>{"dnnl"}}); }, &message),
+            ErrorCode::kNotFound);
+  EXPECT_EQ(message,
+            "no kernel library 'dnnl' is loaded (no loaded plugin provides one); load the plugin that provides it");
 }
 
 TEST(Session, AnOptLevelOutOfRangeIsRefused) {

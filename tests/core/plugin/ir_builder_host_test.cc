@@ -246,6 +246,47 @@ TEST_F(IRBuilderHostTest, ConstantsShapesAndPrimValues) {
   EXPECT_NE(Ir().prim(fits.handle(), 255, "uint8"), nullptr) << fits.error();
 }
 
+// What kernel libraries' patterns read and build: constants' values, call_extern.
+TEST_F(IRBuilderHostTest, ConstantValuesAndExternCalls) {
+  double value = -1;
+  EXPECT_EQ(Ir().constant_value(b(), Ir().scalar(b(), 0, "float32"), &value), 1);
+  EXPECT_EQ(value, 0);
+  int64_t one[] = {1, 1};
+  double seven = 7;
+  EXPECT_EQ(Ir().constant_value(b(), Ir().constant(b(), &seven, one, 2, "int32"), &value), 1);
+  EXPECT_EQ(value, 7);
+  double six[] = {1, 2, 3, 4, 5, 6};
+  int64_t two_by_three[] = {2, 3};
+  EXPECT_EQ(Ir().constant_value(b(), Ir().constant(b(), six, two_by_three, 2, "float32"), &value), 0);
+  EXPECT_EQ(Ir().constant_value(b(), Ir().scalar(b(), 1, "bool"), &value), 0);
+  EXPECT_EQ(Ir().constant_value(b(), host_.Wrap(x_), &value), 0);
+  EXPECT_EQ(Ir().constant_value(b(), nullptr, &value), 0);
+
+  rxt_ir_expr_t x = host_.Wrap(x_), i = host_.Wrap(i_);
+  rxt_ir_expr_t args[2] = {x, Ir().prim(b(), 4, "int64")};
+  rxt_ir_expr_t y = Ir().call_extern(b(), "lib.f", args, 2, &x, 1);
+  ASSERT_NE(y, nullptr) << host_.error();
+  EXPECT_EQ(PrintExpr(builder_.EndBlock().bindings.back().value),
+            "call_extern(\"lib.f\", (%x, prim(4)), out_sinfo=Tensor((n, 4), float32))");
+  builder_.BeginDataflowBlock();
+  rxt_ir_expr_t outs[2] = {x, i};
+  EXPECT_EQ(SInfo(Ir().call_extern(b(), "lib.g", &x, 1, outs, 2)), "Tuple(Tensor((n, 4), float32), Tensor((n,), int64))");
+  EXPECT_FALSE(host_.failed()) << host_.error();
+
+  IRBuilderHost no_name(builder_);
+  rxt_ir_expr_t xn = no_name.Wrap(x_);
+  EXPECT_EQ(Ir().call_extern(no_name.handle(), "", &xn, 1, &xn, 1), nullptr);
+  EXPECT_EQ(no_name.error(), "call_extern: no function name");
+  IRBuilderHost no_result(builder_);
+  rxt_ir_expr_t xr = no_result.Wrap(x_);
+  EXPECT_EQ(Ir().call_extern(no_result.handle(), "lib.f", &xr, 1, nullptr, 0), nullptr);
+  EXPECT_EQ(no_result.error(), "call_extern 'lib.f': needs the struct info of a result");
+  IRBuilderHost not_a_tensor(builder_);
+  rxt_ir_expr_t shape = Ir().shape(not_a_tensor.handle(), two_by_three, 2);
+  EXPECT_EQ(Ir().call_extern(not_a_tensor.handle(), "lib.f", &shape, 1, &shape, 1), nullptr);
+  EXPECT_EQ(not_a_tensor.error(), "call_extern 'lib.f': result 0 must be like a tensor, got Shape((2, 3))");
+}
+
 TEST_F(IRBuilderHostTest, TuplesAndItems) {
   rxt_ir_expr_t x = host_.Wrap(x_), i = host_.Wrap(i_);
   rxt_ir_expr_t fields[2] = {x, i};

@@ -4,7 +4,7 @@
 //   # what the case shows (comments)
 //   # passes: Normalize, DeadCodeElimination     (optional; default: the folder's pass)
 //   # options: {"ConvertToDataflow.min_size" = 3} (optional; values in attribute syntax)
-//   # plugins: test_grad_rules                    (optional; test fixtures to load first)
+//   # plugins: test_grad_rules                    (optional; test fixtures or plugins to load first)
 //   <input module>
 //   # ---- expected ----
 //   <expected module>
@@ -108,9 +108,12 @@ TEST_P(PassCaseTest, GivesTheExpectedModule) {
     IRModule holder = ParseModule("attributes " + options, c.path + " (options)");
     for (const auto& [key, value] : holder.attrs.entries()) ctx.options[key] = value;
   }
-  // Plugins the passes need (e.g. gradient rules), from the test fixtures (tests/plugins).
+  // Plugins the passes need (e.g. gradient rules, kernel libraries): the test fixtures
+  // (tests/plugins), else the build's plugins (plugins/).
   for (const std::string& plugin : SplitNames(Directive(input_text, "plugins"))) {
-    PluginHost::Global().Load(std::string(RXT_TEST_IR_PLUGIN_DIR) + "/" + plugin + ".so");
+    fs::path fixture = fs::path(RXT_TEST_IR_PLUGIN_DIR) / (plugin + ".so");
+    PluginHost::Global().Load(fs::exists(fixture) ? fixture.string()
+                                                  : (fs::path(RXT_PLUGIN_BUILD_DIR) / (plugin + ".so")).string());
   }
   IRModule input = ParseModule(input_text, c.path);
 

@@ -137,6 +137,13 @@ std::vector<OpCase> Cases() {
       {T({2, 6, 5, 3}), T({2, 2, 3, 2})});
   add("nn.conv2d_transpose", "%d: Tensor((n, 4, 3, 3), float32), %w: Tensor((4, 3, 3, 3), float32)",
       "nn.conv2d_transpose(%d, %w, strides=[2, 2], padding=[1, 1, 1, 1], output_padding=[1, 1])", {T({2, 4, 3, 3}), T({4, 3, 3, 3})});
+  add("nn.conv2d_backward_data", "%g: Tensor((n, 6, 3, 3), float32), %w: Tensor((6, 2, 3, 3), float32)",
+      "nn.conv2d_backward_data(%g, %w, strides=[2, 2], padding=[1], groups=2, data_size=[5, 6])",
+      {T({2, 6, 3, 3}), T({6, 2, 3, 3})});
+  add("nn.conv2d_backward_weight", "%g: Tensor((n, 3, 2, 2), float32), %d: Tensor((n, 6, 5, 3), float32)",
+      "nn.conv2d_backward_weight(%g, %d, strides=[2, 2], padding=[1, 0, 1, 0], data_layout=\"NHWC\", "
+      "kernel_layout=\"HWIO\", kernel_size=[3, 2])",
+      {T({2, 3, 2, 2}), T({2, 6, 5, 3})});
   add("nn.max_pool2d", "%x: Tensor((n, 2, 5, 7), float32)",
       "nn.max_pool2d(%x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1, 1, 1], ceil_mode=true)", {T({1, 2, 5, 7})});
   add("nn.avg_pool2d", "%x: Tensor((n, 5, 5, 3), float32)",

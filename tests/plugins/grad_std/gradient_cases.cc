@@ -166,6 +166,18 @@ void AddConv(std::vector<GradCase>& cases) {
        "strides=[2], padding=[1, 0], output_padding=[1], groups=2", {{"n", 2}});
   conv("nn.conv2d_transpose", "(1, 4, 3, 4)", "(2, 3, 1, 4)",
        "dilation=[2], strides=[3, 2], data_layout=\"NHWC\", kernel_layout=\"HWOI\", output_padding=[2, 0]");
+  // conv2d's gradient ops (conv2d's second derivatives): the output gradient and the other argument.
+  auto backward = [&](const std::string& op, const std::string& grad, const std::string& other,
+                      const std::string& attrs, std::map<std::string, int64_t> dims = {}) {
+    cases.push_back({op, "%g: Tensor(" + grad + ", float64), %o: Tensor(" + other + ", float64)",
+                     "  %r = " + op + "(%g, %o, " + attrs + ")", dims});
+  };
+  backward("nn.conv2d_backward_data", "(2, 4, 3, 3)", "(4, 3, 3, 3)", "data_size=[5, 5]");
+  backward("nn.conv2d_backward_data", "(n, 6, 2, 3)", "(6, 2, 2, 2)",
+           "strides=[2], padding=[1, 0], groups=2, data_size=[3, 6]", {{"n", 2}});
+  backward("nn.conv2d_backward_weight", "(2, 4, 3, 3)", "(2, 3, 5, 5)", "kernel_size=[3, 3]");
+  backward("nn.conv2d_backward_weight", "(1, 2, 2, 2)", "(1, 5, 6, 4)",
+           "strides=[2], dilation=[1, 2], groups=2, data_layout=\"NHWC\", kernel_layout=\"HWIO\", kernel_size=[2, 2]");
 }
 
 void AddPool(std::vector<GradCase>& cases) {

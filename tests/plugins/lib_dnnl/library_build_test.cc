@@ -58,11 +58,15 @@ void ExpectSameResults(const std::string& example, int expected_externs) {
 TEST(LibraryBuild, SeedMlpSameWithDnnl) { ExpectSameResults("mlp.rxt", 1); }  // dnnl.matmul_bias (three calls)
 TEST(LibraryBuild, LeNetSameWithDnnl) { ExpectSameResults("lenet.rxt", 2); }  // dnnl.conv2d_bias, dnnl.matmul_bias
 
+// The cpu backend's plugin says it prefers dnnl; the reference backend prefers none.
 TEST(LibraryBuild, ChooseLibrariesDefaults) {
-  EXPECT_EQ(ChooseLibraries("cpu"), std::vector<std::string>{"dnnl"});
-  EXPECT_TRUE(ChooseLibraries("reference").empty());
-  EXPECT_TRUE(ChooseLibraries("cpu", {"none"}).empty());
-  EXPECT_EQ(ChooseLibraries("reference", {"dnnl"}), std::vector<std::string>{"dnnl"});
+  PluginHost host;
+  host.Load(RXT_BACKEND_CPU_PLUGIN);
+  EXPECT_EQ(ChooseLibraries("cpu", {}, host), std::vector<std::string>{"dnnl"});
+  EXPECT_TRUE(ChooseLibraries("reference", {}, host).empty());
+  EXPECT_TRUE(ChooseLibraries("cpu", {"none"}, host).empty());
+  EXPECT_EQ(ChooseLibraries("reference", {"dnnl"}, host), std::vector<std::string>{"dnnl"});
+  EXPECT_TRUE(ChooseLibraries("cpu", {}, PluginHost()).empty());  // no backend loaded: no preference known
 }
 
 }  // namespace

@@ -89,6 +89,7 @@ TEST(LibraryTraining, LeNetStepSameWithDnnl) {
 // flag, 1) as in inference, no ReLU kernel is left, and each pooling gradient is one kernel
 // with the ReLU gradient's where.
 TEST(LibraryTraining, LeNetTrainStepFoldsTheReLUsIntoLibraryCalls) {
+  PluginHost::Global().Load(RXT_LIB_DNNL_PLUGIN);  // the library's patterns
   IRModule trainer = SetupTrainer(SmallLeNet(), {.loss = {"cross_entropy", "reduction=\"mean\""},
                                                  .optimizer = {"momentum", "lr=0.05, momentum=0.9"},
                                                  .legalize = false,

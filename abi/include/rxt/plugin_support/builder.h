@@ -1,7 +1,7 @@
 // builder.h (plugin SDK): the C++ view of the host's IR table (rxt/ir_builder.h) that gradient
-// rules (rule.h), losses and optimizers (generator.h) build IR with: struct info, op calls,
-// constants, and one way to fail. Compiled into each plugin that links rxt::plugin_support
-// (plugins link nothing of rxt, nor each other).
+// rules (rule.h), losses and optimizers (generator.h) and kernel-library patterns (library.h)
+// read and build IR with: struct info, op calls, constants, and one way to fail. Compiled into
+// each plugin that links rxt::plugin_support (plugins link nothing of rxt, nor each other).
 //
 //   Expr Softplus(Builder& g, Expr x) {        // log(1 + exp(x))
 //     return g.Op("log", {g.Add(g.ScalarLike(1, x), g.Op("exp", {x}))});
@@ -55,6 +55,22 @@ class Builder {
   std::string TensorText(Expr e, const std::vector<int>& axes, const std::string& dtype);
   /// "Tensor((<every dim of e>), dtype)".
   std::string TensorLike(Expr e, const std::string& dtype);
+  /// Every dim of a tensor when all are known integers, else nullopt.
+  std::optional<std::vector<int64_t>> StaticShape(Expr e) const;
+
+  // ---- Reading op calls (the call a rule differentiates, a library pattern's matches)
+  /// The op a call calls ("matmul"); "" for anything but an op call.
+  std::string OpName(Expr call) const;
+  /// Its number of arguments (-1 for anything but an op call) and argument |index| (NULL if none).
+  int NumArgs(Expr call) const { return ir_->num_args(b_, call); }
+  Expr Arg(Expr call, int index) const { return ir_->arg(b_, call, index); }
+  /// Its attributes (complete with defaults); nullopt when absent, unset or of another kind.
+  std::optional<int64_t> AttrInt(Expr call, const char* name) const;
+  std::optional<bool> AttrBool(Expr call, const char* name) const;
+  std::optional<std::string> AttrString(Expr call, const char* name) const;
+  std::optional<std::vector<int64_t>> AttrInts(Expr call, const char* name) const;
+  /// The value of a constant of one element, else nullopt (also on a host without the reader).
+  std::optional<double> ConstantValue(Expr e) const;
 
   // ---- Building (each op call is bound to a new variable, its struct info inferred)
   /// op(args) with attributes in the text format ("axis=[1], keepdims=true").
@@ -72,6 +88,11 @@ class Builder {
     return ir_->tuple(b_, fields.data(), static_cast<int>(fields.size()));
   }
   Expr Item(Expr tuple, int index) { return ir_->get_item(b_, tuple, index); }
+  /// An int64 scalar value (Prim), e.g. an integer argument of an extern function.
+  Expr PrimInt(int64_t value) { return ir_->prim(b_, static_cast<double>(value), "int64"); }
+  /// call_extern(name, (args...)) whose results have the struct info of the tensors |outs_like|
+  /// (several: a tuple), bound to a new variable; fails on a host without call_extern.
+  Expr CallExtern(const std::string& name, const std::vector<Expr>& args, const std::vector<Expr>& outs_like);
   Expr Add(Expr a, Expr b) { return Op("add", {a, b}); }
   Expr Sub(Expr a, Expr b) { return Op("subtract", {a, b}); }
   Expr Mul(Expr a, Expr b) { return Op("multiply", {a, b}); }

@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "rxt/ir/module.h"
+#include "rxt/plugin/plugin_host.h"
 #include "rxt/runtime/executable.h"
+#include "rxt/transform/legalize/library_patterns.h"
 
 namespace rxt {
 
@@ -23,14 +25,17 @@ struct BuildOptions {
   /// matmul and conv2d become call_extern of dnnl.* functions, which a loaded plugin must
   /// provide when the executable runs). Empty: generated kernels only.
   std::vector<std::string> libraries;
+  /// Where the libraries' patterns come from (null: the process-wide plugin host).
+  const LibraryProvider* library_provider = nullptr;
   /// If set, the kernels are also compiled ahead of time into this shared library by the
   /// backend's plugin (rxt/plugin/kernel_library_emitter.h), which the executable then names.
   std::string emit_library;
 };
 
-/// The libraries a build uses: |requested| if given ("none" alone: no library), else the
-/// backend's default (cpu: dnnl; others: none).
-std::vector<std::string> ChooseLibraries(const std::string& backend, const std::vector<std::string>& requested = {});
+/// The libraries a build uses: |requested| if given ("none" alone: no library), else those
+/// |backend| prefers (its plugin's rxt_backend_t.preferred_libraries; cpu: dnnl) among |host|'s.
+std::vector<std::string> ChooseLibraries(const std::string& backend, const std::vector<std::string>& requested = {},
+                                         const PluginHost& host = PluginHost::Global());
 
 /// The passes LowerForBuild runs for |options|, in order (for `rxt show --passes` and docs).
 std::vector<std::string> BuildPipeline(const BuildOptions& options);

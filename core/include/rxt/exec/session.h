@@ -8,8 +8,9 @@
 //              plugin directory) is loaded if something the session needs is not loaded yet
 //              (its failures become notes: what is still missing then fails by name later)
 //   backend    as asked; else "cpu" when a loaded plugin provides it, else "reference"
-//   libraries  as asked ("dnnl", "dnnl,other", "none"), used as asked; else the backend's
-//              preferred libraries (cpu: dnnl) that a loaded plugin provides, a note for each
+//   libraries  as asked ("dnnl", "dnnl,other", "none"), each of which a loaded plugin must
+//              provide; else the libraries the backend prefers (its rxt_backend_t's
+//              preferred_libraries; cpu: dnnl) that a loaded plugin provides, a note for each
 //              one that none does
 //   running    an executable runs on the backend asked for, else the one it was built for;
 //              kernels it carries compiled ahead of time run from their library unless another
@@ -93,10 +94,12 @@ class Session {
   const BuildOptions& last_build() const { return last_build_; }
 
  private:
-  /// Loads the search path once if |backend| (empty: the cpu default), the backend's default
-  /// libraries (when |libraries_defaulted|) or the training items are not all loaded.
-  void LoadWhatIsMissing(const std::string& backend, bool libraries_defaulted, const LossSpec* loss,
-                         const OptimizerSpec* optimizer);
+  /// Loads the search path once if |backend| (empty: the cpu default), the |libraries| asked
+  /// for (nullopt: those the backend prefers) or the training items are not all loaded.
+  void LoadWhatIsMissing(const std::string& backend, const std::optional<std::vector<std::string>>& libraries,
+                         const LossSpec* loss, const OptimizerSpec* optimizer);
+  /// kNotFound naming the loaded libraries unless a loaded plugin provides |library|.
+  void RequireLibrary(const std::string& library) const;
   /// Loads the search path unless it is off or already loaded.
   void LoadSearchPathOnce();
 

@@ -78,7 +78,8 @@
 //   ones_like(x; dtype=unknown)  ones shaped like x
 //   full_like(x, fill_value; dtype=unknown)
 //                                a scalar broadcast to the shape of x
-// Neural networks (core/src/op/nn.cc, nn_conv.cc, nn_pool.cc, nn_norm.cc, nn_loss.cc)
+// Neural networks (core/src/op/nn.cc, nn_conv.cc, nn_conv_backward.cc, nn_pool.cc, nn_norm.cc,
+// nn_loss.cc)
 //   nn.relu(x)                   max(x, 0)
 //   nn.gelu(x)                   x * Phi(x) (erf form), float
 //   nn.silu(x)                   x * sigmoid(x), float
@@ -95,6 +96,10 @@
 //                       data_layout="NCHW", kernel_layout="IOHW", out_dtype=unknown)
 //                                PyTorch's ConvTranspose2d, conv2d's data gradient; kernel
 //                                IOHW (in, out / groups, kH, kW) or HWOI
+//   nn.conv2d_backward_data(output_grad, weight; ... as nn.conv2d ..., data_size)
+//                                conv2d's data gradient, (N, C, data_size) (nn_conv_backward.cc)
+//   nn.conv2d_backward_weight(output_grad, data; ... as nn.conv2d ..., kernel_size)
+//                                conv2d's weight gradient, (O, C / groups, kernel_size)
 //   nn.max_pool2d(data; pool_size=[1, 1], strides=[1, 1], padding=[0, 0, 0, 0],
 //                 dilation=[1, 1], ceil_mode=false, layout="NCHW")
 //                                2-D max pooling; ceil_mode as in PyTorch (a window may
@@ -157,7 +162,8 @@ inline constexpr auto kCoreOpNames = std::to_array<std::string_view>({
     // creation
     "zeros", "ones", "full", "zeros_like", "ones_like", "full_like",
     // neural networks
-    "nn.relu", "nn.gelu", "nn.silu", "nn.dropout", "nn.conv2d", "nn.conv2d_transpose", "nn.max_pool2d",
+    "nn.relu", "nn.gelu", "nn.silu", "nn.dropout", "nn.conv2d", "nn.conv2d_transpose",
+    "nn.conv2d_backward_data", "nn.conv2d_backward_weight", "nn.max_pool2d",
     "nn.avg_pool2d", "nn.adaptive_avg_pool2d", "nn.max_pool2d_backward", "nn.avg_pool2d_backward",
     "nn.adaptive_avg_pool2d_backward", "nn.batch_norm", "nn.layer_norm", "nn.nll_loss",
     "nn.cross_entropy_with_logits",

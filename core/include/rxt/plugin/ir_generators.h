@@ -21,6 +21,11 @@ namespace rxt {
 /// "gradient rule 'matmul' (plugin grad_std)", "loss 'mse' (plugin loss_std)".
 std::string DescribeItem(const PluginItem& item);
 
+/// Takes the status an IR generator (or a library pattern's rewrite) returned; throws its
+/// failure prefixed by |who|: the status's code and message (the builder's first error when the
+/// message is empty), else the builder's error as an invalid argument.
+void ThrowIfGeneratorFailed(const std::string& who, const IRBuilderHost& host, rxt_status_t status);
+
 /// The item of |kind| named |name| among |plugins| (null: PluginHost::Global()). Throws
 /// kNotFound naming the known items of that kind ("no loss named 'mse2' is loaded (known:
 /// cross_entropy, l1, mse)"), or saying none is loaded and how to load some.

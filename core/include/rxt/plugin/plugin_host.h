@@ -1,7 +1,8 @@
 // The plugin host: loads plugin libraries (abi/include/rxt/plugin.h), negotiates the ABI
 // version, and keeps the registry of what they provide (optimizers, losses, gradient rules,
-// backends). Gradient rules become their ops' FGradient attribute, owned by the host that
-// loaded them; a rule for an op the registry does not know is refused. A plugin's library stays loaded while anything it provides is still held.
+// backends, kernel libraries). Gradient rules become their ops' FGradient attribute, owned by
+// the host that loaded them; a rule or a library pattern naming an op the registry does not
+// know is refused. A plugin's library stays loaded while anything it provides is still held.
 //
 //   PluginHost& host = PluginHost::Global();
 //   host.Load("build/lib/rxt/plugins/optim_std.so");   // throws rxt::Error naming file + problem
@@ -19,18 +20,19 @@
 
 #include "rxt/plugin.h"
 #include "rxt/support/error.h"
+#include "rxt/transform/legalize/library_patterns.h"
 #include "rxt/transform/training/providers.h"
 
 namespace rxt {
 
-enum class PluginItemKind : uint8_t { kOptimizer, kLoss, kGradient, kBackend, kOp };
-inline constexpr std::array<PluginItemKind, 5> kAllPluginItemKinds = {PluginItemKind::kOptimizer, PluginItemKind::kLoss,
-                                                                      PluginItemKind::kGradient, PluginItemKind::kBackend,
-                                                                      PluginItemKind::kOp};
+enum class PluginItemKind : uint8_t { kOptimizer, kLoss, kGradient, kBackend, kOp, kLibrary };
+inline constexpr std::array<PluginItemKind, 6> kAllPluginItemKinds = {
+    PluginItemKind::kOptimizer, PluginItemKind::kLoss, PluginItemKind::kGradient, PluginItemKind::kBackend,
+    PluginItemKind::kOp,        PluginItemKind::kLibrary};
 /// Per-kind tables are indexed by the kind.
 template <typename T>
 using PerPluginItemKind = std::array<T, kAllPluginItemKinds.size()>;
-/// "optimizer", "loss", "gradient", "backend", "op".
+/// "optimizer", "loss", "gradient", "backend", "op", "library".
 const char* PluginItemKindName(PluginItemKind kind);
 
 /// One thing a plugin provides. Holding a copy keeps the plugin's library loaded, so its
@@ -48,6 +50,7 @@ struct PluginItem {
   const rxt_gradient_rule_t* gradient_rule = nullptr;
   const rxt_backend_t* backend = nullptr;
   const rxt_op_t* op = nullptr;
+  const rxt_library_t* library = nullptr;  // a kernel library (plugins of version 3 only)
   /// What using a backend of ABI version 1 or 2 throws when its table cannot run kernels.
   std::optional<Error> unusable;
   std::string plugin;                      // the name of the plugin that provides it
@@ -80,9 +83,10 @@ namespace plugin_detail {
 struct PluginRecord;
 }
 
-/// Also the TrainingProvider of the training transforms: its losses and optimizers by name,
-/// and the FGradient attributes its gradient rules became.
-class PluginHost : public TrainingProvider {
+/// Also the TrainingProvider of the training transforms (its losses and optimizers by name,
+/// and the FGradient attributes its gradient rules became) and the LibraryProvider of
+/// LegalizeLibraryCalls (its kernel libraries).
+class PluginHost : public TrainingProvider, public LibraryProvider {
  public:
   PluginHost();
   /// The ops forget the gradient rules this host attached.
@@ -131,6 +135,11 @@ class PluginHost : public TrainingProvider {
   Function BuildLoss(const std::string& name, const std::string& options, const StructInfo& prediction) const override;
   OptimizerFunction BuildOptimizer(const std::string& name, const std::string& options,
                                    const std::vector<StructInfo>& params) const override;
+  // LibraryProvider: the kernel libraries of the loaded plugins.
+  std::vector<KernelLibrary> Libraries() const override;
+  /// The libraries the loaded backend |backend| prefers (its preferred_libraries), in order;
+  /// none for a backend that names none or is not loaded.
+  std::vector<std::string> PreferredLibraries(const std::string& backend) const;
 
  private:
   std::shared_ptr<plugin_detail::PluginRecord> Open(const std::string& path) const;
@@ -139,8 +148,9 @@ class PluginHost : public TrainingProvider {
   void Register(const std::shared_ptr<plugin_detail::PluginRecord>& record);
   /// Records an error for each staged op that is malformed or whose name is taken.
   void CheckOps(plugin_detail::PluginRecord& record) const;
-  /// Records an error for each gradient rule whose op neither the registry nor the plugin knows.
-  void CheckGradientRulesNameOps(plugin_detail::PluginRecord& record) const;
+  /// Records an error for each gradient rule, and each library pattern naming an op, that
+  /// neither the registry nor the plugin's own ops know.
+  void CheckItemsNameOps(plugin_detail::PluginRecord& record) const;
 
   mutable std::mutex mutex_;  // loading is serialized; the entry point runs under it
   std::vector<std::shared_ptr<plugin_detail::PluginRecord>> plugins_;

@@ -17,6 +17,10 @@
 #include "rxt/runtime/tensor.h"
 
 namespace rxt {
+class LibraryProvider;  // transform/legalize/library_patterns.h
+}
+
+namespace rxt {
 
 /// Checks the module is well formed (ir/well_formed.h); throws listing every problem.
 Pass WellFormed();
@@ -68,10 +72,12 @@ Pass FuseKernels();
 /// under). The backend decides at run time whether a loop has enough work for the threads.
 Pass ParallelizeLoops();
 
-/// Replaces op calls a kernel library does better (matmul, nn.conv2d, with a following bias add
-/// and ReLU folded in) by call_extern of the library's functions (docs/libraries.md). Option
-/// LegalizeLibraryCalls.libraries: comma-separated names ("dnnl"); absent: changes nothing.
-Pass LegalizeLibraryCalls();
+/// Replaces op calls a kernel library does better by what its patterns build, call_extern of
+/// its functions with what follows folded in (a bias add, a ReLU...; docs/libraries.md).
+/// Libraries come from |libraries| (null: the process-wide plugin host, whose plugins provide
+/// them). Option LegalizeLibraryCalls.libraries: comma-separated names ("dnnl"); absent:
+/// changes nothing.
+Pass LegalizeLibraryCalls(const LibraryProvider* libraries = nullptr);
 
 /// Reverse-mode automatic differentiation (transform/training/gradient.h, docs/training.md): adds
 /// @<func_name>_adjoint returning (original result, (adjoint of each required parameter)).

@@ -2,7 +2,9 @@
 /// dilation, groups): a padding stage when there is padding, then one reduction over the
 /// input channels of the group and the kernel window, in out_dtype. nn.conv2d_transpose
 /// gathers instead of scattering: result element y sums data[i] * weight[k] over the window
-/// positions k with i * stride - pad + k * dilation = y.
+/// positions k with i * stride - pad + k * dilation = y; nn.conv2d_backward_data is the same
+/// map with the convolution's weight. nn.conv2d_backward_weight sums, for each kernel position,
+/// output_grad times the data it saw over the batch and the output positions.
 #include "../../op/nn_window.h"
 #include "legalize_util.h"
 
@@ -57,16 +59,26 @@ Expr LegalizeConv2d(LegalizeContext& context, const CallNode& call) {
   return k.Finish(context, {result});
 }
 
-Expr LegalizeConv2dTranspose(LegalizeContext& context, const CallNode& call) {
+/// A convolution's attributes. For a transposed convolution kernel.c is its input channels
+/// (the convolution's output channels) and kernel.n its output channels per group.
+struct ConvWindow {
+  std::array<int64_t, 2> strides, dilation;
+  std::array<int64_t, 4> pad;  // top, left, bottom, right (transposed: cut off the result)
+  int64_t groups;
+  infer::Layout2D data, kernel;
+};
+
+/// The result of shape OutputOf(call) gathers data[i] * weight[k] (arguments 0 and 1) over the
+/// window positions k with i * stride - pad + k * dilation = y.
+Expr TransposedConvolution(LegalizeContext& context, const CallNode& call, const std::string& name,
+                           const ConvWindow& t) {
   OutputTensor out = OutputOf(call);
   RequireNumeric(call, out.dtype);
-  std::array<int64_t, 2> strides = infer::PairAttr(call, "strides", 1);
-  std::array<int64_t, 2> dilation = infer::PairAttr(call, "dilation", 1);
-  std::array<int64_t, 4> pad = infer::PaddingAttr(call, "padding");  // top, left, bottom, right
-  int64_t groups = infer::IntAttr(call, "groups");
-  infer::Layout2D dl = infer::LayoutAttr(call, "data_layout", {"NCHW", "NHWC"});
-  infer::Layout2D kl = infer::LayoutAttr(call, "kernel_layout", {"IOHW", "HWOI"});  // c: input, n: output / group
-
+  const auto& strides = t.strides;
+  const auto& dilation = t.dilation;
+  const auto& pad = t.pad;
+  const int64_t groups = t.groups;
+  const infer::Layout2D dl = t.data, kl = t.kernel;
   KernelCall k(call);
   KernelBuilder& kb = k.builder();
   TensorRef data = k.Tensor(0), weight = k.Tensor(1);
@@ -82,7 +94,7 @@ Expr LegalizeConv2dTranspose(LegalizeContext& context, const CallNode& call) {
     return std::pair{ClampIndex(i, extent), hit};
   };
   TensorRef result = kb.Reduce(
-      "conv2d_transpose", out.shape, {group_inputs, weight.dim(kl.h), weight.dim(kl.w)}, ReduceKind::kSum,
+      name, out.shape, {group_inputs, weight.dim(kl.h), weight.dim(kl.w)}, ReduceKind::kSum,
       [&](const Index& i, const Index& r) {
         PrimExpr oc = i[dl.c];
         PrimExpr group = groups == 1 ? Int(0) : FloorDiv(oc, group_outputs);
@@ -104,11 +116,72 @@ Expr LegalizeConv2dTranspose(LegalizeContext& context, const CallNode& call) {
   return k.Finish(context, {result});
 }
 
+/// The window attributes conv2d and its relatives share.
+ConvWindow ReadWindow(const CallNode& call, const std::vector<std::string>& kernel_layouts) {
+  return {infer::PairAttr(call, "strides", 1),
+          infer::PairAttr(call, "dilation", 1),
+          infer::PaddingAttr(call, "padding"),
+          infer::IntAttr(call, "groups"),
+          infer::LayoutAttr(call, "data_layout", {"NCHW", "NHWC"}),
+          infer::LayoutAttr(call, "kernel_layout", kernel_layouts)};
+}
+
+Expr LegalizeConv2dTranspose(LegalizeContext& context, const CallNode& call) {
+  // kernel.c: the input channels, kernel.n: the output channels per group.
+  return TransposedConvolution(context, call, "conv2d_transpose", ReadWindow(call, {"IOHW", "HWOI"}));
+}
+
+// The data gradient of conv2d is the transposed convolution with its weight, whose output
+// channels (O) are the transposed convolution's input channels.
+Expr LegalizeConv2dBackwardData(LegalizeContext& context, const CallNode& call) {
+  ConvWindow t = ReadWindow(call, {"OIHW", "HWIO"});
+  std::swap(t.kernel.c, t.kernel.n);
+  return TransposedConvolution(context, call, "conv2d_backward_data", t);
+}
+
+// dw[o, i, r, s] = sum over n, y, x of dz[n, o, y, x] * data[n, g(o) I + i, y sh + r dh - pt,
+// x sw + s dw - pl], zero where that falls in the padding.
+Expr LegalizeConv2dBackwardWeight(LegalizeContext& context, const CallNode& call) {
+  OutputTensor out = OutputOf(call);
+  RequireNumeric(call, out.dtype);
+  const ConvWindow t = ReadWindow(call, {"OIHW", "HWIO"});
+  const auto& strides = t.strides;
+  const auto& dilation = t.dilation;
+  const auto& pad = t.pad;
+  const int64_t groups = t.groups;
+  const infer::Layout2D dl = t.data, kl = t.kernel;
+  KernelCall k(call);
+  KernelBuilder& kb = k.builder();
+  TensorRef grad = k.Tensor(0), data = k.Tensor(1);
+  PrimExpr group_outputs = FloorDiv(grad.dim(dl.c), Int(groups));  // output channels per group
+  PrimExpr group_inputs = out.shape[kl.c];                          // input channels per group
+  TensorRef result = kb.Reduce(
+      "conv2d_backward_weight", out.shape, {grad.dim(dl.n), grad.dim(dl.h), grad.dim(dl.w)}, ReduceKind::kSum,
+      [&](const Index& i, const Index& r) {
+        PrimExpr oc = i[kl.n];
+        PrimExpr ic = groups == 1 ? i[kl.c] : FloorDiv(oc, group_outputs) * group_inputs + i[kl.c];
+        Index g(4), d(4);
+        g[dl.n] = r[0];
+        g[dl.c] = oc;
+        g[dl.h] = r[1];
+        g[dl.w] = r[2];
+        d[dl.n] = r[0];
+        d[dl.c] = ic;
+        d[dl.h] = r[1] * Int(strides[0]) + i[kl.h] * Int(dilation[0]) - Int(pad[0]);
+        d[dl.w] = r[2] * Int(strides[1]) + i[kl.w] * Int(dilation[1]) - Int(pad[1]);
+        PrimExpr seen = LoadOr(data, d, Zero(data.dtype()), {dl.h, dl.w});
+        return Cast(out.dtype, grad(g)) * Cast(out.dtype, seen);
+      });
+  return k.Finish(context, {result});
+}
+
 }  // namespace
 
 void RegisterConvLegalizations(OpRegistry& r) {
   SetLegalization(r, "nn.conv2d", LegalizeConv2d);
   SetLegalization(r, "nn.conv2d_transpose", LegalizeConv2dTranspose);
+  SetLegalization(r, "nn.conv2d_backward_data", LegalizeConv2dBackwardData);
+  SetLegalization(r, "nn.conv2d_backward_weight", LegalizeConv2dBackwardWeight);
 }
 
 }  // namespace rxt::legalize

@@ -161,6 +161,8 @@ def @main(%x: Tensor((n, 4), float32), %y: Tensor((4,), float32), %i: Tensor((n,
   %n6 = nn.adaptive_avg_pool2d(%img, output_size=[2, 2])
   %n7 = nn.batch_norm(%img, %ch, %ch, %ch, %ch)
   %t0 = nn.conv2d_transpose(%img, %kt, strides=[2], padding=[1], output_padding=[1])
+  %t6 = nn.conv2d_backward_data(%n3, %k, padding=[1], strides=[2], data_size=[6, 6])
+  %t7 = nn.conv2d_backward_weight(%n3, %img, padding=[1], strides=[2], kernel_size=[3, 3])
   %t1 = nn.max_pool2d_backward(%n4, %img, pool_size=[2, 2], strides=[2, 2])
   %t2 = nn.avg_pool2d_backward(%n5, %img, pool_size=[3, 3], padding=[1, 1], ceil_mode=true)
   %t3 = nn.adaptive_avg_pool2d_backward(%n6, %img)

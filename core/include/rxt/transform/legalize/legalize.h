@@ -60,7 +60,4 @@ using FLegalize = std::function<Expr(LegalizeContext& context, const CallNode& c
 /// compiler's initialisation (transform/compiler_init.cc) calls this for OpRegistry::Global().
 void RegisterLegalizations(OpRegistry& registry);
 
-/// The kernel libraries LegalizeLibraryCalls can hand calls of |op| to ("dnnl"), for `rxt ops`.
-std::vector<std::string> LibrariesTaking(const std::string& op);
-
 }  // namespace rxt

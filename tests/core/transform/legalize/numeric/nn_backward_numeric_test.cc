@@ -1,5 +1,6 @@
-// The ops gradient rules build on: nn.conv2d_transpose, the pooling backward ops and
-// nn.dropout with a seed, against C++ references that scatter where the kernels gather.
+// The ops gradient rules build on: nn.conv2d_transpose, conv2d's gradient ops, the pooling
+// backward ops and nn.dropout with a seed, against C++ references that scatter where the
+// kernels gather.
 #include <cmath>
 #include <limits>
 #include <map>
@@ -83,6 +84,103 @@ TEST(NNBackwardNumeric, Conv2dTransposeScattersEveryInput) {
                                 Dims4(weight_shape, false), ", float32)");
     SCOPED_TRACE(call);
     EXPECT_TRUE(Near(RunOp(params, call, {data, weight})[0], expected, 1e-5, 1e-5));
+  }
+}
+
+// conv2d's gradients, nn.conv2d_backward_data and nn.conv2d_backward_weight, against a C++
+// reference that walks the convolution's windows, and (NCHW) against the formulation grad_std
+// used before they existed: a transposed convolution for the data, a convolution of the
+// permuted data and output gradient for the weight.
+struct ConvGradCase {
+  std::string data_layout, kernel_layout;
+  int64_t batch, in_channels, height, width, out_channels, kh, kw, groups, stride, dilation;
+  std::array<int64_t, 4> pad;  // top, left, bottom, right
+  bool symbolic_batch;
+};
+
+int64_t ConvOutSize(int64_t size, int64_t kernel, int64_t stride, int64_t dilation, int64_t before, int64_t after) {
+  return (size + before + after - dilation * (kernel - 1) - 1) / stride + 1;
+}
+
+std::string ConvGradAttrs(const ConvGradCase& c) {
+  return StrCat("strides=[", c.stride, "], dilation=[", c.dilation, "], padding=[", c.pad[0], ", ", c.pad[1], ", ",
+                c.pad[2], ", ", c.pad[3], "], groups=", c.groups, ", data_layout=\"", c.data_layout,
+                "\", kernel_layout=\"", c.kernel_layout, "\"");
+}
+
+TEST(NNBackwardNumeric, Conv2dGradientOpsSumOverTheConvolutionsWindows) {
+  const ConvGradCase cases[] = {
+      {"NCHW", "OIHW", 2, 3, 7, 6, 4, 3, 3, 1, 1, 1, {0, 0, 0, 0}, false},
+      {"NCHW", "OIHW", 2, 2, 9, 8, 3, 3, 2, 1, 2, 1, {1, 0, 0, 1}, true},  // strides leave rows unread
+      {"NCHW", "OIHW", 2, 1, 10, 10, 3, 5, 5, 1, 1, 1, {2, 2, 2, 2}, false},  // LeNet's first layer
+      {"NCHW", "OIHW", 1, 4, 7, 7, 6, 3, 3, 2, 2, 2, {1, 1, 1, 1}, false},
+      {"NHWC", "HWIO", 2, 4, 6, 5, 2, 2, 3, 2, 1, 2, {0, 1, 1, 0}, true},
+  };
+  uint32_t seed = 300;
+  for (const ConvGradCase& c : cases) {
+    Layout dl(c.data_layout), kl(c.kernel_layout);
+    int64_t oh = ConvOutSize(c.height, c.kh, c.stride, c.dilation, c.pad[0], c.pad[2]);
+    int64_t ow = ConvOutSize(c.width, c.kw, c.stride, c.dilation, c.pad[1], c.pad[3]);
+    int64_t in_per_group = c.in_channels / c.groups, out_per_group = c.out_channels / c.groups;
+    Shape data_shape = dl.Index(c.batch, c.in_channels, c.height, c.width);
+    Shape weight_shape = kl.Index(c.out_channels, in_per_group, c.kh, c.kw);
+    Shape grad_shape = dl.Index(c.batch, c.out_channels, oh, ow);
+    Array data = Random(data_shape, kF32, seed++), weight = Random(weight_shape, kF32, seed++);
+    Array grad = Random(grad_shape, kF32, seed++);
+    Array ddata = Map(data_shape, kF32, [](const Idx&) { return 0.0; });
+    Array dweight = Map(weight_shape, kF32, [](const Idx&) { return 0.0; });
+    ForEachIndex(grad_shape, [&](const Idx& o) {
+      int64_t oc = o[dl.c], g = oc / out_per_group;
+      for (int64_t i = 0; i < in_per_group; ++i) {
+        for (int64_t ky = 0; ky < c.kh; ++ky) {
+          for (int64_t kx = 0; kx < c.kw; ++kx) {
+            int64_t y = o[dl.h] * c.stride - c.pad[0] + ky * c.dilation;
+            int64_t x = o[dl.w] * c.stride - c.pad[1] + kx * c.dilation;
+            if (y < 0 || y >= c.height || x < 0 || x >= c.width) continue;
+            Idx d = dl.Index(o[dl.n], g * in_per_group + i, y, x), w = kl.Index(oc, i, ky, kx);
+            ddata.at(d) += grad.at(o) * weight.at(w);
+            dweight.at(w) += grad.at(o) * data.at(d);
+          }
+        }
+      }
+    });
+    std::string attrs = ConvGradAttrs(c);
+    std::string grad_param = StrCat("%g: Tensor(", Dims4(grad_shape, c.symbolic_batch && dl.n == 0), ", float32)");
+    std::string data_param = StrCat("%d: Tensor(", Dims4(data_shape, c.symbolic_batch && dl.n == 0), ", float32)");
+    std::string weight_param = StrCat("%w: Tensor(", Dims4(weight_shape, false), ", float32)");
+    SCOPED_TRACE(attrs);
+    std::string backward_data =
+        StrCat("nn.conv2d_backward_data(%g, %w, ", attrs, ", data_size=[", c.height, ", ", c.width, "])");
+    Array data_result = RunOp(grad_param + ", " + weight_param, backward_data, {grad, weight})[0];
+    EXPECT_TRUE(Near(data_result, ddata, 1e-5, 1e-5));
+    std::string backward_weight =
+        StrCat("nn.conv2d_backward_weight(%g, %d, ", attrs, ", kernel_size=[", c.kh, ", ", c.kw, "])");
+    Array weight_result = RunOp(grad_param + ", " + data_param, backward_weight, {grad, data})[0];
+    EXPECT_TRUE(Near(weight_result, dweight, 1e-5, 1e-5));
+    if (c.data_layout != "NCHW") continue;
+
+    // What grad_std built before these ops: the same numbers.
+    int64_t padding_h = c.height - ((oh - 1) * c.stride - c.pad[0] - c.pad[2] + c.dilation * (c.kh - 1) + 1);
+    int64_t padding_w = c.width - ((ow - 1) * c.stride - c.pad[1] - c.pad[3] + c.dilation * (c.kw - 1) + 1);
+    std::string transposed = StrCat("nn.conv2d_transpose(%g, %w, ", attrs.substr(0, attrs.find(", data_layout")),
+                                    ", kernel_layout=\"IOHW\", output_padding=[", padding_h, ", ", padding_w, "])");
+    EXPECT_TRUE(Near(RunOp(grad_param + ", " + weight_param, transposed, {grad, weight})[0], data_result, 1e-5, 1e-5));
+    if (c.groups != 1) continue;
+    int64_t full_h = ConvOutSize(c.height, oh, c.dilation, c.stride, c.pad[0], c.pad[2]);
+    int64_t full_w = ConvOutSize(c.width, ow, c.dilation, c.stride, c.pad[1], c.pad[3]);
+    // The full convolution covers the kernel and maybe more: cropped to the kernel.
+    std::string crop, kernel = "%full";
+    if (full_h != c.kh || full_w != c.kw) {
+      crop = StrCat("  %crop = strided_slice(%full, axes=[2, 3], begin=[0, 0], end=[", c.kh, ", ", c.kw, "])\n");
+      kernel = "%crop";
+    }
+    std::string permuted = StrCat(
+        "  %sd = permute_dims(%d, axes=[1, 0, 2, 3])\n  %sg = permute_dims(%g, axes=[1, 0, 2, 3])\n",
+        "  %full = nn.conv2d(%sd, %sg, strides=[", c.dilation, "], dilation=[", c.stride, "], padding=[", c.pad[0],
+        ", ", c.pad[1], ", ", c.pad[2], ", ", c.pad[3], "])\n", crop, "  %r = permute_dims(", kernel,
+        ", axes=[1, 0, 2, 3])");
+    Array permuted_result = RunFunction(grad_param + ", " + data_param, permuted, {grad, data})[0];
+    EXPECT_TRUE(Near(permuted_result, weight_result, 1e-5, 1e-5));
   }
 }
 

@@ -32,7 +32,8 @@ const std::set<std::string> kNumericallyTested = {
     // nn_numeric_test.cc, nn_norm_loss_numeric_test.cc
     "nn.relu", "nn.gelu", "nn.silu", "nn.conv2d", "nn.max_pool2d", "nn.avg_pool2d", "nn.adaptive_avg_pool2d",
     // nn_backward_numeric_test.cc
-    "nn.conv2d_transpose", "nn.max_pool2d_backward", "nn.avg_pool2d_backward", "nn.adaptive_avg_pool2d_backward",
+    "nn.conv2d_transpose", "nn.conv2d_backward_data", "nn.conv2d_backward_weight", "nn.max_pool2d_backward",
+    "nn.avg_pool2d_backward", "nn.adaptive_avg_pool2d_backward",
     "nn.dropout",
     "nn.batch_norm", "nn.layer_norm", "nn.nll_loss", "nn.cross_entropy_with_logits",
     // checkpoint_numeric_test.cc

@@ -1,0 +1,52 @@
+// The pattern of matrix products: dnnl.matmul / dnnl.matmul_bias (docs/libraries.md).
+#include "patterns.h"
+
+namespace rxt::lib_dnnl {
+namespace {
+
+/// The argument's producer when it is a 2-D permute_dims(x, axes=[1, 0]) of a static float32
+/// x: the library reads x transposed instead (the dense layers' gradients), so the permute
+/// need not run. NULL otherwise.
+Expr FoldableTranspose(Pattern& p, int arg) {
+  Expr permute = p.producer(0, arg);
+  if (permute == nullptr || p.OpName(permute) != "permute_dims") return nullptr;
+  if (IntsOf(p, permute, "axes") != std::vector<int64_t>{1, 0}) return nullptr;
+  return IsStaticFloat32(p, p.Arg(permute, 0), 2) ? permute : nullptr;
+}
+
+}  // namespace
+
+/// dnnl.matmul(a, b, flags) / dnnl.matmul_bias(a, b, bias, flags): float32, a (..., M, K)
+/// static, b (K, N); bias N elements. flags: bit 0 = a is given transposed, bit 1 = b is (a
+/// 2-D permute_dims read only by the matmul is folded in), bit 2 = ReLU.
+void MatmulPattern(Pattern& p) {
+  Expr matmul = p.call(0);
+  Expr a = p.Arg(matmul, 0), b = p.Arg(matmul, 1);
+  int a_ndim = p.Ndim(a);
+  if (a_ndim < 2 || !IsStaticFloat32(p, a, a_ndim) || !IsStaticFloat32(p, b, 2)) return;
+  if (p.DType(p.result(0)) != "float32") return;
+  int64_t n = p.Dim(b, 1).value_or(-1);
+  Epilogue epilogue = FollowEpilogue(p, [&](Expr bias) {
+    std::optional<std::vector<int64_t>> shape = StaticFloat32(p, bias, -1);
+    // (N,), (1, N), ...: one value per column.
+    return shape && NumElements(*shape) == n && !shape->empty() && shape->back() == n;
+  });
+  int64_t flags = epilogue.relu ? 4 : 0;
+  Expr ta = a_ndim == 2 ? FoldableTranspose(p, 0) : nullptr;
+  Expr tb = FoldableTranspose(p, 1);
+  if (ta != nullptr) {
+    a = p.Arg(ta, 0);
+    flags |= 1;
+  }
+  if (tb != nullptr) {
+    b = p.Arg(tb, 0);
+    flags |= 2;
+  }
+  std::vector<Expr> args = {a, b};
+  if (epilogue.bias != nullptr) args.push_back(epilogue.bias);
+  args.push_back(p.PrimInt(flags));
+  Expr out = p.result(epilogue.num_calls - 1);
+  p.Replace(epilogue.num_calls, p.CallExtern(epilogue.bias ? "dnnl.matmul_bias" : "dnnl.matmul", args, {out}));
+}
+
+}  // namespace rxt::lib_dnnl
