@@ -15,8 +15,9 @@ rxt_executable_t* WrapExecutable(rxt::Executable executable) {
   return handle;
 }
 
-/// rxt_build_options_t -> what the build session builds (exec/session.h decides the defaults).
-rxt::BuildRequest ToBuildRequest(const rxt_build_options_t* options) {
+/// rxt_build_options_t -> what the build session builds (exec/session.h decides the defaults),
+/// and the context it builds in (NULL: the default).
+rxt::BuildRequest ToBuildRequest(const rxt_build_options_t* options, rxt_context_t** context) {
   using Options = rxt_build_options_t;
   using rxt::abi_impl::FieldOr;
   constexpr const char* kFunction = "rxt_executable_build_with_options";
@@ -25,11 +26,12 @@ rxt::BuildRequest ToBuildRequest(const rxt_build_options_t* options) {
   if (options == nullptr) options = &defaults;
   rxt::abi_impl::CheckStructSize(*options, kFunction, "rxt_build_options_t");
   // A field appended to rxt_build_options_t must be read here too (or it is silently ignored).
-  static_assert(offsetof(Options, emit_library) + sizeof(Options::emit_library) == sizeof(Options));
+  static_assert(offsetof(Options, context) + sizeof(Options::context) == sizeof(Options));
   const char* backend = FieldOr(*options, &Options::backend, defaults.backend);
   int32_t opt_level = FieldOr(*options, &Options::opt_level, defaults.opt_level);
   const char* libraries = FieldOr(*options, &Options::libraries, defaults.libraries);
   const char* emit_library = FieldOr(*options, &Options::emit_library, defaults.emit_library);
+  *context = FieldOr(*options, &Options::context, defaults.context);
   if (opt_level < 0 || opt_level > 3) {
     rxt::Throw(rxt::ErrorCode::kInvalidArgument, kFunction, ": options.opt_level is ", opt_level, "; expected 0 to 3");
   }
@@ -57,8 +59,9 @@ rxt_status_t rxt_executable_build_with_options(const rxt_module_t* module, const
   RXT_API_BEGIN();
   RXT_CHECK_ARG(module);
   RXT_CHECK_ARG(out_executable);
-  rxt::BuildRequest request = ToBuildRequest(options);
-  rxt::Session session;
+  rxt_context_t* context = nullptr;
+  rxt::BuildRequest request = ToBuildRequest(options, &context);
+  rxt::Session session(rxt::abi_impl::ContextOf(context));
   rxt::Executable exec = session.Build(rxt::abi_impl::Unwrap(module), request);
   *out_executable = WrapExecutable(std::move(exec));
   RXT_API_END();
@@ -68,7 +71,7 @@ rxt_status_t rxt_executable_build(const rxt_module_t* module, const char* backen
   RXT_API_BEGIN();
   RXT_CHECK_ARG(module);
   RXT_CHECK_ARG(out_executable);
-  rxt::Session session;
+  rxt::Session session(rxt::Context::Default());
   // Generated kernels only, as rxt.h promises: no library.
   rxt::Executable exec = session.Build(rxt::abi_impl::Unwrap(module), {.backend = backend != nullptr ? backend : "",
                                                                         .libraries = std::vector<std::string>{}});

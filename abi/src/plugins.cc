@@ -1,5 +1,6 @@
-// The process-wide plugin host across the ABI.
+// The plugin hosts across the ABI: the default context's (rxt_plugin_*), and a context's list.
 #include "api.h"
+#include "runtime_handles.h"
 #include "rxt/plugin/plugin_host.h"
 
 namespace {
@@ -17,6 +18,22 @@ rxt::PluginItemKind CheckedKind(rxt_plugin_item_kind_t kind) {
 
 size_t CountOf(const rxt::PluginInfo& info, rxt::PluginItemKind kind) {
   return info.items[static_cast<size_t>(kind)].size();
+}
+
+void VisitPlugins(const rxt::PluginHost& host, rxt_plugin_visitor_t visit, void* user_data) {
+  for (const rxt::PluginInfo& plugin : host.Plugins()) {
+    rxt_plugin_info_t info{};
+    info.struct_size = sizeof(info);
+    info.name = plugin.name.c_str();
+    info.version = plugin.version.c_str();
+    info.path = plugin.path.c_str();
+    info.abi_version = plugin.abi_version;
+    info.num_optimizers = CountOf(plugin, rxt::PluginItemKind::kOptimizer);
+    info.num_losses = CountOf(plugin, rxt::PluginItemKind::kLoss);
+    info.num_gradients = CountOf(plugin, rxt::PluginItemKind::kGradient);
+    info.num_backends = CountOf(plugin, rxt::PluginItemKind::kBackend);
+    if (visit(user_data, &info) != 0) break;
+  }
 }
 
 }  // namespace
@@ -44,19 +61,15 @@ rxt_status_t rxt_plugins_load_search_path(void) {
 rxt_status_t rxt_plugins_list(rxt_plugin_visitor_t visit, void* user_data) {
   RXT_API_BEGIN();
   RXT_CHECK_ARG(visit);
-  for (const rxt::PluginInfo& plugin : rxt::PluginHost::Global().Plugins()) {
-    rxt_plugin_info_t info{};
-    info.struct_size = sizeof(info);
-    info.name = plugin.name.c_str();
-    info.version = plugin.version.c_str();
-    info.path = plugin.path.c_str();
-    info.abi_version = plugin.abi_version;
-    info.num_optimizers = CountOf(plugin, rxt::PluginItemKind::kOptimizer);
-    info.num_losses = CountOf(plugin, rxt::PluginItemKind::kLoss);
-    info.num_gradients = CountOf(plugin, rxt::PluginItemKind::kGradient);
-    info.num_backends = CountOf(plugin, rxt::PluginItemKind::kBackend);
-    if (visit(user_data, &info) != 0) break;
-  }
+  VisitPlugins(rxt::PluginHost::Global(), visit, user_data);
+  RXT_API_END();
+}
+
+rxt_status_t rxt_context_plugins_list(const rxt_context_t* context, rxt_plugin_visitor_t visit, void* user_data) {
+  RXT_API_BEGIN();
+  RXT_CHECK_ARG(context);
+  RXT_CHECK_ARG(visit);
+  VisitPlugins(context->context->plugins(), visit, user_data);
   RXT_API_END();
 }
 

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "api.h"
+#include "runtime_handles.h"
 #include "rxt/exec/build_trainer.h"
 #include "rxt/exec/session.h"
 #include "rxt/runtime/dlpack.h"
@@ -14,6 +15,8 @@
 
 struct rxt_trainer_s {
   std::atomic<int> references{1};
+  // First, so it is released last: the trainer runs on its threads and allocator.
+  std::unique_ptr<rxt::abi_impl::ContextReference> context;
   std::unique_ptr<rxt::Trainer> trainer;
 };
 
@@ -23,6 +26,12 @@ using rxt::ErrorCode;
 using rxt::Throw;
 
 rxt::Trainer& Get(rxt_trainer_t* trainer) { return *trainer->trainer; }
+
+/// While it lives, what this thread allocates for |trainer| (parameters set, initialized or
+/// loaded) comes from its context's allocator.
+rxt::Allocator::Scope AllocatingFor(const rxt_trainer_t* trainer) {
+  return rxt::Allocator::Scope(trainer->context->get().allocator());
+}
 const rxt::Trainer& Get(const rxt_trainer_t* trainer) { return *trainer->trainer; }
 
 std::string OrEmpty(const char* text) { return text != nullptr ? text : ""; }
@@ -146,7 +155,7 @@ rxt_trainer_options_t ReadOptions(const rxt_trainer_options_t* options) {
   if (options == nullptr) return defaults;
   rxt::abi_impl::CheckStructSize(*options, "rxt_trainer_create", "rxt_trainer_options_t");
   // A field appended to rxt_trainer_options_t must be read here too (or it is silently ignored).
-  static_assert(offsetof(Options, libraries) + sizeof(Options::libraries) == sizeof(Options));
+  static_assert(offsetof(Options, context) + sizeof(Options::context) == sizeof(Options));
   Options o = defaults;
   o.backend = FieldOr(*options, &Options::backend, defaults.backend);
   o.loss = FieldOr(*options, &Options::loss, defaults.loss);
@@ -155,6 +164,7 @@ rxt_trainer_options_t ReadOptions(const rxt_trainer_options_t* options) {
   o.optimizer_options = FieldOr(*options, &Options::optimizer_options, defaults.optimizer_options);
   o.opt_level = FieldOr(*options, &Options::opt_level, defaults.opt_level);
   o.libraries = FieldOr(*options, &Options::libraries, defaults.libraries);
+  o.context = FieldOr(*options, &Options::context, defaults.context);
   return o;
 }
 
@@ -188,8 +198,10 @@ rxt_status_t rxt_trainer_create(const rxt_module_t* module, const rxt_trainer_op
     Throw(ErrorCode::kInvalidArgument, __func__,
           ": a backbone module needs options->loss and options->optimizer (e.g. \"cross_entropy\" and \"sgd\")");
   }
-  rxt::Session session;
   auto handle = std::make_unique<rxt_trainer_s>();
+  handle->context = std::make_unique<rxt::abi_impl::ContextReference>(o.context);
+  rxt::Session session(handle->context->get());
+  rxt::Allocator::Scope allocating(handle->context->get().allocator());
   handle->trainer = session.CreateTrainer(ir, request);
   *out_trainer = handle.release();
   RXT_API_END();
@@ -257,6 +269,7 @@ rxt_status_t rxt_trainer_set(rxt_trainer_t* trainer, rxt_trainer_tensors_t kind,
                              const DLManagedTensor* tensor) {
   RXT_API_BEGIN();
   RXT_CHECK_ARG(trainer);
+  rxt::Allocator::Scope allocating = AllocatingFor(trainer);
   RXT_CHECK_ARG(tensor);
   SetTensor(Get(trainer), kind, index, tensor);
   RXT_API_END();
@@ -276,6 +289,7 @@ rxt_status_t rxt_trainer_set_by_name(rxt_trainer_t* trainer, rxt_trainer_tensors
                                      const DLManagedTensor* tensor) {
   RXT_API_BEGIN();
   RXT_CHECK_ARG(trainer);
+  rxt::Allocator::Scope allocating = AllocatingFor(trainer);
   RXT_CHECK_ARG(name);
   RXT_CHECK_ARG(tensor);
   SetTensor(Get(trainer), kind, Find(Get(trainer), kind, name), tensor);
@@ -285,6 +299,7 @@ rxt_status_t rxt_trainer_set_by_name(rxt_trainer_t* trainer, rxt_trainer_tensors
 rxt_status_t rxt_trainer_init_xavier_uniform(rxt_trainer_t* trainer, uint64_t seed) {
   RXT_API_BEGIN();
   RXT_CHECK_ARG(trainer);
+  rxt::Allocator::Scope allocating = AllocatingFor(trainer);
   Get(trainer).InitXavierUniform(seed);
   RXT_API_END();
 }
@@ -292,6 +307,7 @@ rxt_status_t rxt_trainer_init_xavier_uniform(rxt_trainer_t* trainer, uint64_t se
 rxt_status_t rxt_trainer_init_zero(rxt_trainer_t* trainer, rxt_trainer_tensors_t kind) {
   RXT_API_BEGIN();
   RXT_CHECK_ARG(trainer);
+  rxt::Allocator::Scope allocating = AllocatingFor(trainer);
   switch (kind) {
     case RXT_TRAINER_PARAMS: Get(trainer).ZeroInitParams(); break;
     case RXT_TRAINER_STATES: Get(trainer).ZeroInitStates(); break;
@@ -387,6 +403,7 @@ rxt_status_t rxt_trainer_save_checkpoint(const rxt_trainer_t* trainer, const cha
 rxt_status_t rxt_trainer_load_checkpoint(rxt_trainer_t* trainer, const char* path) {
   RXT_API_BEGIN();
   RXT_CHECK_ARG(trainer);
+  rxt::Allocator::Scope allocating = AllocatingFor(trainer);
   RXT_CHECK_ARG(path);
   Get(trainer).LoadCheckpoint(path);
   RXT_API_END();

@@ -37,6 +37,17 @@ void Flatten(const rxt::Value& value, const std::string& function, std::vector<r
   }
 }
 
+/// A VM of |context| (NULL: the default one) that holds a reference to it.
+rxt_vm_t* CreateVM(rxt_context_t* context, const rxt_executable_t& executable, const char* backend) {
+  auto handle = std::make_unique<rxt_vm_s>();
+  handle->context = std::make_unique<rxt::abi_impl::ContextReference>(context);
+  rxt::Session session(handle->context->get());
+  rxt::RunnableExecutable run = session.CreateVM(executable.executable, backend != nullptr ? backend : "");
+  handle->provider = std::move(run.kernels);
+  handle->vm = std::move(run.vm);
+  return handle.release();
+}
+
 }  // namespace
 
 extern "C" {
@@ -45,12 +56,17 @@ rxt_status_t rxt_vm_create(const rxt_executable_t* executable, const char* backe
   RXT_API_BEGIN();
   RXT_CHECK_ARG(executable);
   RXT_CHECK_ARG(out_vm);
-  const rxt::Executable& exec = executable->executable;
-  auto handle = std::make_unique<rxt_vm_s>();
-  rxt::Session session;
-  handle->provider = session.KernelsFor(exec, backend != nullptr ? backend : "");
-  handle->vm = std::make_unique<rxt::VirtualMachine>(exec, *handle->provider);
-  *out_vm = handle.release();
+  *out_vm = CreateVM(nullptr, *executable, backend);
+  RXT_API_END();
+}
+
+rxt_status_t rxt_vm_create_in_context(rxt_context_t* context, const rxt_executable_t* executable, const char* backend,
+                                      rxt_vm_t** out_vm) {
+  RXT_API_BEGIN();
+  RXT_CHECK_ARG(context);
+  RXT_CHECK_ARG(executable);
+  RXT_CHECK_ARG(out_vm);
+  *out_vm = CreateVM(context, *executable, backend);
   RXT_API_END();
 }
 

@@ -79,10 +79,10 @@ void Run(const RunOptions& options) {
   std::vector<Value> args = ReadArguments(exec.functions[function], options.inputs, paths);
 
   Session session({.plugins = options.plugins.paths, .search_path = !options.plugins.no_search});
-  std::unique_ptr<KernelProvider> provider = session.KernelsFor(exec, options.backend);
+  RunnableExecutable run = session.CreateVM(std::move(exec), options.backend);
   PrintNotes(session);
 
-  VirtualMachine vm(std::move(exec), *provider);
+  VirtualMachine& vm = *run.vm;
   vm.SetProfiling(options.profile);
   Value result;
   try {

@@ -155,4 +155,27 @@ def @both(%x: Tensor((n,), float32)) -> Tuple(Tensor((n,), float32), Tensor((n,)
   rxt::abi::RemoveExtern("hpp.negate");
 }
 
+TEST(RxtHppTest, AContextHasItsOwnThreadsAndPlugins) {
+  rxt::abi::Context context =
+      rxt::abi::Context::Create({.num_threads = 2, .plugins = {RXT_TEST_PLUGIN_DIR "/externs/test_extern.so"}});
+  EXPECT_EQ(context.NumThreads(), 2);
+  rxt::abi::Executable exec = rxt::abi::Executable::Build(rxt::abi::Module::Parse(R"(
+def @threads(%x: Tensor((), int64)) -> Tensor((), int64) {
+  %n = call_extern("test.num_threads", (%x,), out_sinfo=Tensor((), int64))
+  return %n
+})"));
+  // The extern function is the context's: the default context does not have it.
+  EXPECT_THROW(rxt::abi::Vm{exec}, rxt::abi::Error);
+  rxt::abi::Vm vm(context, exec);
+  context = rxt::abi::Context();  // the VM keeps it alive
+  int64_t zero = 0;
+  DLManagedTensor input{};
+  input.dl_tensor.data = &zero;
+  input.dl_tensor.device = {kDLCPU, 0};
+  input.dl_tensor.dtype = {kDLInt, 64, 1};
+  std::vector<rxt::abi::ManagedTensor> outputs = vm.Invoke("threads", {&input});
+  ASSERT_EQ(outputs.size(), 1u);
+  EXPECT_EQ(*static_cast<int64_t*>(outputs[0]->dl_tensor.data), 2);
+}
+
 }  // namespace

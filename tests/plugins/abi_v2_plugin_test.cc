@@ -184,7 +184,7 @@ TEST_F(AbiV2Plugin, ABackendKnownByNameOnlyCannotRunKernels) {
 }
 
 TEST_F(AbiV2Plugin, ItsExternFunctionRuns) {
-  ExternFunction triple = ExternRegistry::Global().Find("test_v2.triple");
+  ExternFunction triple = host_->externs().Find("test_v2.triple");
   ASSERT_TRUE(triple);
   Tensor x = Tensor::FromVector<float>({2}, DType::kFloat32, {1, -3});
   Tensor y = Tensor::Empty({2}, DType::kFloat32);

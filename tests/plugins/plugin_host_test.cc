@@ -444,7 +444,7 @@ TEST(PluginItemKindTest, HasNames) {
 }  // namespace
 TEST_F(PluginHostTest, RegistersExternFunctionsAndHandsOverTheThreadPool) {
   host_.Load(kFixtures + "/externs/test_extern.so");
-  ExternFunction twice = ExternRegistry::Global().Find("test.double");
+  ExternFunction twice = host_.externs().Find("test.double");
   ASSERT_TRUE(twice);
   Tensor x = Tensor::FromVector<float>({3}, DType::kFloat32, {1, 2, -4});
   Tensor y = Tensor::Empty({3}, DType::kFloat32);
@@ -462,14 +462,14 @@ TEST_F(PluginHostTest, RegistersExternFunctionsAndHandsOverTheThreadPool) {
   Tensor threads = Tensor::Empty({}, DType::kInt64);
   DLTensor view = ToDLTensorView(threads);
   DLTensor* out[1] = {&view};
-  ExternRegistry::Global().Find("test.num_threads")(out, 1);
+  host_.externs().Find("test.num_threads")(out, 1);
   EXPECT_EQ(threads.data_as<int64_t>()[0], ThreadPool::Global().num_threads());
 }
 
 TEST_F(PluginHostTest, AnExternRegisteredTwiceFailsTheWholeLoad) {
   ExpectLoadError(kFixtures + "/externs/test_duplicate_extern.so", ErrorCode::kAlreadyExists,
                   "registers extern function 'test.dup' twice");
-  EXPECT_FALSE(ExternRegistry::Global().Find("test.dup"));
+  EXPECT_FALSE(host_.externs().Find("test.dup"));
   EXPECT_TRUE(host_.Plugins().empty());
 }
 

@@ -76,12 +76,7 @@ extern "C" {
 /* The one symbol a plugin exports. */
 #define RXT_PLUGIN_ENTRY_SYMBOL "rxt_plugin_entry"
 
-typedef enum rxt_log_level_e {
-  RXT_LOG_DEBUG = 0,
-  RXT_LOG_INFO = 1,
-  RXT_LOG_WARNING = 2,
-  RXT_LOG_ERROR = 3
-} rxt_log_level_t;
+/* rxt_log_level_t (what host->log takes) is in rxt/rxt.h, shared with the contexts' log. */
 
 /* ---- The kinds of items: one vtable each ----------------------------------------------------
  * Every vtable starts with struct_size (sizeof the struct the plugin was compiled with), then

@@ -210,6 +210,74 @@ RXT_API rxt_status_t rxt_plugins_list(rxt_plugin_visitor_t visit, void* user_dat
 RXT_API rxt_status_t rxt_plugin_items_list(rxt_plugin_item_kind_t kind, rxt_name_visitor_t visit,
                                            void* user_data);
 
+/* ---- Contexts ------------------------------------------------------------------------------ */
+
+/* A context: the plugins, kernel threads, log and allocator that the executables, VMs and
+ * trainers made in it use (ONNX Runtime's environment, IREE's instance). Every call without a
+ * context (rxt_plugin_load, rxt_vm_create, options whose context is NULL) uses the default
+ * context: the process's plugins, RXT_NUM_THREADS threads (default: every core), warnings to
+ * stderr, the heap. Contexts with different threads and plugins work side by side, each from
+ * its own threads; what they share is the op registry (an op a plugin defines is defined for
+ * all) and the extern functions registered with rxt_extern_register, which a context's own
+ * plugins' extern functions shadow. A context is thread-safe; its VMs and trainers are not.
+ * VMs and trainers keep their context alive. */
+typedef struct rxt_context_s rxt_context_t;
+
+typedef enum rxt_log_level_e {
+  RXT_LOG_DEBUG = 0,
+  RXT_LOG_INFO = 1,
+  RXT_LOG_WARNING = 2,
+  RXT_LOG_ERROR = 3
+} rxt_log_level_t;
+
+/* A log message: |source| is the plugin's name, or "rxt" for what a build decided (a default
+ * kernel library that is not loaded, a plugin on the search path that failed to load, the
+ * reference fallback). Strings are valid during the call only. Called from any thread that
+ * uses the context; it must not call back into the context. */
+typedef void (*rxt_log_fn_t)(void* user_data, rxt_log_level_t level, const char* source, const char* message);
+
+/* Allocator hooks: where the tensors and arenas that the context's VMs and trainers allocate
+ * while running a call come from. |allocate| returns |size| bytes aligned to |alignment| (a
+ * power of two, at least 64) or NULL when out of memory; |deallocate| gets back the same pointer,
+ * size and alignment, possibly from another thread and after the context is released (a tensor
+ * may outlive it): |allocator_user_data| must stay valid until the last one comes back. */
+typedef void* (*rxt_allocate_fn_t)(void* user_data, size_t size, size_t alignment);
+typedef void (*rxt_deallocate_fn_t)(void* user_data, void* pointer, size_t size, size_t alignment);
+
+typedef struct rxt_context_options_s {
+  size_t struct_size;                /* sizeof(rxt_context_options_t) */
+  int32_t num_threads;               /* kernel threads, the caller's included; 0 (default): the
+                                        process pool's (RXT_NUM_THREADS or every core) */
+  int32_t search_path;               /* non-zero (default): load the plugin search path when a
+                                        build needs something no loaded plugin provides */
+  const char* const* plugins;        /* plugin files loaded at creation (may be NULL) */
+  size_t num_plugins;
+  rxt_log_fn_t log;                  /* NULL: plugins' warnings and errors to stderr */
+  void* log_user_data;
+  rxt_allocate_fn_t allocate;        /* NULL (both): the heap; give both or neither */
+  rxt_deallocate_fn_t deallocate;
+  void* allocator_user_data;
+} rxt_context_options_t;
+
+/* Fills |options| with the defaults and sets struct_size. */
+RXT_API void rxt_context_options_init(rxt_context_options_t* options);
+/* A new context (|options| NULL: the defaults). Fails, creating nothing, if a plugin does not
+ * load (the message names the file), with RXT_INVALID_ARGUMENT for a negative num_threads or
+ * one allocator hook without the other, RXT_UNIMPLEMENTED for a field this library does not
+ * know. |*out_context| must be released. */
+RXT_API rxt_status_t rxt_context_create(const rxt_context_options_t* options, rxt_context_t** out_context);
+/* The default context, borrowed: never released, valid until the process exits. */
+RXT_API rxt_context_t* rxt_context_default(void);
+RXT_API rxt_context_t* rxt_context_retain(rxt_context_t* context);
+RXT_API void rxt_context_release(rxt_context_t* context);
+/* Loads the plugin at |path| into |context| (as rxt_plugin_load does into the default one). */
+RXT_API rxt_status_t rxt_context_load_plugin(rxt_context_t* context, const char* path);
+/* How many threads the context's kernels use. */
+RXT_API rxt_status_t rxt_context_num_threads(const rxt_context_t* context, int32_t* out_num_threads);
+/* Every plugin loaded into |context|, in load order (rxt_plugins_list for the default one). */
+RXT_API rxt_status_t rxt_context_plugins_list(const rxt_context_t* context, rxt_plugin_visitor_t visit,
+                                              void* user_data);
+
 /* ---- Executables --------------------------------------------------------------------------- */
 
 /* VM bytecode of a module's functions, with their kernels; built for one backend. */
@@ -235,6 +303,7 @@ typedef struct rxt_build_options_s {
                                plugin is loaded (cpu: dnnl) */
   const char* emit_library; /* NULL, or a path: also compile the kernels ahead of time into this
                                shared library, which the executable names (backend "cpu") */
+  rxt_context_t* context;   /* whose plugins build it; NULL: the default context */
 } rxt_build_options_t;
 
 /* Fills |options| with the defaults and sets struct_size. */
@@ -285,6 +354,10 @@ typedef struct rxt_vm_s rxt_vm_t;
  * extern function that is not registered; RXT_FAILED_PRECONDITION for an executable built for
  * another backend. */
 RXT_API rxt_status_t rxt_vm_create(const rxt_executable_t* executable, const char* backend, rxt_vm_t** out_vm);
+/* rxt_vm_create in |context|: its plugins' backends and extern functions, its threads and
+ * allocator. The VM keeps the context alive. */
+RXT_API rxt_status_t rxt_vm_create_in_context(rxt_context_t* context, const rxt_executable_t* executable,
+                                              const char* backend, rxt_vm_t** out_vm);
 RXT_API rxt_vm_t* rxt_vm_retain(rxt_vm_t* vm);
 RXT_API void rxt_vm_release(rxt_vm_t* vm);
 
@@ -327,6 +400,9 @@ typedef struct rxt_trainer_options_s {
   /* Comma-separated kernel libraries whose functions may replace generated kernels ("dnnl"),
    * "none", or NULL for the backend's default (cpu: dnnl). */
   const char* libraries;
+  /* Whose plugins build it and whose threads, allocator and log it runs with; NULL: the
+   * default context. The trainer keeps it alive. */
+  rxt_context_t* context;
 } rxt_trainer_options_t;
 
 /* Fills |options| with the defaults and sets struct_size. */

@@ -271,6 +271,46 @@ class Handle {
 
 }  // namespace detail
 
+/// Options of Context::Create (see rxt_context_options_t).
+struct ContextOptions {
+  int num_threads = 0;  // 0: the process pool
+  std::vector<std::string> plugins;
+  bool search_path = true;
+  rxt_log_fn_t log = nullptr;
+  void* log_user_data = nullptr;
+};
+
+/// A context: plugins, kernel threads and log of its own (see rxt_context_t). Move-only; what
+/// is made in it keeps it alive.
+class Context : public detail::Handle<rxt_context_t, rxt_context_retain, rxt_context_release> {
+ public:
+  Context() = default;
+  static Context Create(const ContextOptions& options = {}) {
+    std::vector<const char*> plugins;
+    for (const std::string& path : options.plugins) plugins.push_back(path.c_str());
+    rxt_context_options_t c;
+    rxt_context_options_init(&c);
+    c.num_threads = options.num_threads;
+    c.search_path = options.search_path ? 1 : 0;
+    c.plugins = plugins.data();
+    c.num_plugins = plugins.size();
+    c.log = options.log;
+    c.log_user_data = options.log_user_data;
+    rxt_context_t* handle = nullptr;
+    Check(rxt_context_create(&c, &handle));
+    return Context(handle);
+  }
+  void LoadPlugin(const std::string& path) { Check(rxt_context_load_plugin(get(), path.c_str())); }
+  int NumThreads() const {
+    int32_t n = 0;
+    Check(rxt_context_num_threads(get(), &n));
+    return n;
+  }
+
+ private:
+  explicit Context(rxt_context_t* handle) : Handle(handle) {}
+};
+
 /// An executable handle (VM bytecode built for one backend). Move-only.
 class Executable : public detail::Handle<rxt_executable_t, rxt_executable_retain, rxt_executable_release> {
  public:
@@ -303,6 +343,11 @@ class Vm : public detail::Handle<rxt_vm_t, rxt_vm_retain, rxt_vm_release> {
   /// |backend| empty: the executable's (or "reference").
   explicit Vm(const Executable& executable, const std::string& backend = "") {
     Check(rxt_vm_create(executable.get(), backend.empty() ? nullptr : backend.c_str(), &handle_));
+  }
+  /// A VM of |context|: its backends, extern functions, threads and allocator.
+  Vm(const Context& context, const Executable& executable, const std::string& backend = "") {
+    Check(rxt_vm_create_in_context(context.get(), executable.get(), backend.empty() ? nullptr : backend.c_str(),
+                                   &handle_));
   }
 
   /// Calls |function| with borrowed inputs; one output per tensor of the result (a tuple gives
@@ -345,6 +390,7 @@ struct TrainerOptions {
   std::string optimizer, optimizer_options;  // for a backbone module
   int opt_level = 2;
   std::string libraries;  // "" : the backend's default; "none"; or "dnnl,..."
+  const Context* context = nullptr;  // null: the default context
 };
 
 /// A trainer: parameters, states and optimizer state resident, one VM call per update.
@@ -362,6 +408,7 @@ class Trainer : public detail::Handle<rxt_trainer_t, rxt_trainer_retain, rxt_tra
     c.optimizer_options = options.optimizer_options.c_str();
     c.opt_level = options.opt_level;
     c.libraries = options.libraries.empty() ? nullptr : options.libraries.c_str();
+    c.context = options.context != nullptr ? options.context->get() : nullptr;
     rxt_trainer_t* handle = nullptr;
     Check(rxt_trainer_create(module.get(), &c, &handle));
     return Trainer(handle);

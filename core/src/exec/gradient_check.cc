@@ -129,8 +129,8 @@ GradientCheckResult CheckGradient(const IRModule& module, const std::string& fun
   IRModule with_adjoint = session.Differentiate(checked, kChecked, differentiated);
   Executable exec = session.Build(with_adjoint, {.backend = options.backend, .libraries = std::vector<std::string>{},
                                                  .opt_level = 0});
-  std::unique_ptr<KernelProvider> kernels = session.KernelsFor(exec);
-  VirtualMachine vm(std::move(exec), *kernels);
+  RunnableExecutable run = session.CreateVM(std::move(exec));
+  VirtualMachine& vm = *run.vm;
   const std::string adjoint_name = StrCat(kChecked, "_adjoint");
   Value adjoint = vm.Invoke(adjoint_name, args);
   double loss = Scalar(adjoint.tuple()[0]);

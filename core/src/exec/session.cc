@@ -16,8 +16,8 @@
 namespace rxt {
 namespace {
 
-bool AllExternsLoaded(const Executable& exec) {
-  std::vector<std::string> loaded = ExternRegistry::Global().List();
+bool AllExternsLoaded(const Executable& exec, const ExternRegistry& externs) {
+  std::vector<std::string> loaded = externs.List();
   return std::all_of(exec.externs.begin(), exec.externs.end(), [&](const std::string& name) {
     return std::find(loaded.begin(), loaded.end(), name) != loaded.end();
   });
@@ -46,6 +46,16 @@ std::vector<std::string> ParseLibraryList(const std::string& text, const std::st
 
 Session::Session(SessionOptions options, PluginHost& host) : host_(host), options_(std::move(options)) {
   for (const std::string& path : options_.plugins) host_.Load(path);
+}
+
+Session::Session(Context& context, SessionOptions options) : Session(std::move(options), context.plugins()) {
+  context_ = &context;
+  options_.search_path = options_.search_path && context.search_path();
+}
+
+void Session::Note(std::string message) {
+  if (context_ != nullptr) context_->Note(message);
+  notes_.push_back(std::move(message));
 }
 
 IRModule Session::Parse(const std::string& text, const std::string& name) {
@@ -90,7 +100,7 @@ void Session::LoadWhatIsMissing(const std::string& backend, const std::optional<
 void Session::LoadSearchPathOnce() {
   if (searched_ || !options_.search_path) return;
   searched_ = true;
-  for (const Error& failure : host_.LoadSearchPath()) notes_.push_back(failure.what());
+  for (const Error& failure : host_.LoadSearchPath()) Note(failure.what());
 }
 
 BuildOptions Session::Resolve(const BuildRequest& request) {
@@ -102,7 +112,7 @@ BuildOptions Session::Resolve(const BuildRequest& request) {
   build.backend = request.backend;
   if (build.backend.empty()) {
     build.backend = host_.Find(PluginItemKind::kBackend, "cpu") ? "cpu" : "reference";
-    if (build.backend != "cpu") notes_.push_back("no cpu backend is loaded: using the reference interpreter (slow)");
+    if (build.backend != "cpu") Note("no cpu backend is loaded: using the reference interpreter (slow)");
   }
   build.opt_level = request.opt_level;
   if (request.libraries) {
@@ -113,7 +123,7 @@ BuildOptions Session::Resolve(const BuildRequest& request) {
     LibraryChoice choice = ChooseLoadedLibraries(build.backend, {}, host_);
     build.libraries = choice.used;
     for (const std::string& library : choice.missing) {
-      notes_.push_back(StrCat("kernel library ", Quoted(library), " is not loaded: using generated kernels only"));
+      Note(StrCat("kernel library ", Quoted(library), " is not loaded: using generated kernels only"));
     }
   }
   build.library_provider = &host_;
@@ -155,19 +165,35 @@ std::unique_ptr<Trainer> Session::CreateTrainer(const IRModule& module, const Tr
                                                                          .plugins = &host_},
                                                                 build);
   auto kernels = std::make_shared<PluginKernelProvider>(PluginKernelProvider::Find(build.backend, host_));
-  return std::make_unique<Trainer>(std::move(program), std::move(kernels));
+  auto trainer = std::make_unique<Trainer>(std::move(program), std::move(kernels), host_.externs());
+  if (context_ != nullptr) {
+    trainer->set_thread_pool(context_->thread_pool());
+    trainer->set_allocator(context_->allocator());
+  }
+  return trainer;
 }
 
 std::unique_ptr<KernelProvider> Session::KernelsFor(const Executable& exec, const std::string& backend) {
   std::string name = !backend.empty() ? backend : !exec.backend.empty() ? exec.backend : "reference";
   // The extern functions it calls (a library's) come from plugins too.
-  if (!AllExternsLoaded(exec)) LoadSearchPathOnce();
+  if (!AllExternsLoaded(exec, host_.externs())) LoadSearchPathOnce();
   // Kernels compiled ahead of time run from their library, unless another backend is asked for.
   if (!exec.aot_library.empty() && name == exec.backend) {
     return std::make_unique<AotKernelProvider>(AotKernelProvider::ForExecutable(exec));
   }
   LoadWhatIsMissing(name, std::vector<std::string>{}, nullptr, nullptr);
   return std::make_unique<PluginKernelProvider>(PluginKernelProvider::Find(name, host_));
+}
+
+RunnableExecutable Session::CreateVM(Executable exec, const std::string& backend) {
+  RunnableExecutable run;
+  run.kernels = KernelsFor(exec, backend);
+  run.vm = std::make_unique<VirtualMachine>(std::move(exec), *run.kernels, host_.externs());
+  if (context_ != nullptr) {
+    run.vm->set_thread_pool(context_->thread_pool());
+    run.vm->set_allocator(context_->allocator());
+  }
+  return run;
 }
 
 }  // namespace rxt

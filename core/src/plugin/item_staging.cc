@@ -146,7 +146,7 @@ rxt_status_t StageExtern(PluginRecord& record, const rxt_extern_t* function) {
   bool twice = std::any_of(record.staged_externs.begin(), record.staged_externs.end(),
                            [&](const PluginRecord::StagedExtern& e) { return e.name == name; });
   if (twice) return Reject(record, ErrorCode::kAlreadyExists, StrCat("registers extern function '", name, "' twice"));
-  if (ExternRegistry::Global().Find(name)) {
+  if (record.extern_registry != nullptr && record.extern_registry->HasOwn(name)) {
     return Reject(record, ErrorCode::kAlreadyExists, StrCat("extern function '", name, "' is already registered"));
   }
   record.staged_externs.push_back({std::move(name), function});

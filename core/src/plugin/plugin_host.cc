@@ -141,7 +141,12 @@ const char* PluginItemKindName(PluginItemKind kind) {
   return "unknown";
 }
 
-PluginHost::PluginHost() : sink_(LogToStderr) {}
+PluginHost::PluginHost()
+    : own_externs_(std::make_unique<ExternRegistry>(&ExternRegistry::Global())),
+      externs_(own_externs_.get()),
+      sink_(LogToStderr) {}
+
+PluginHost::PluginHost(UseProcessExterns) : externs_(&ExternRegistry::Global()), sink_(LogToStderr) {}
 PluginHost::~PluginHost() {
   // The ops forget this host's gradient rules (the global host is never destroyed).
   const std::vector<PluginItem>& rules = items_[KindIndex(PluginItemKind::kGradient)];
@@ -225,7 +230,7 @@ const TrainingProvider& DefaultTrainingProvider() { return PluginHost::Global();
 const LibraryProvider& DefaultLibraryProvider() { return PluginHost::Global(); }
 
 PluginHost& PluginHost::Global() {
-  static PluginHost* host = new PluginHost();  // intentionally never destroyed
+  static PluginHost* host = new PluginHost(UseProcessExterns{});  // intentionally never destroyed
   return *host;
 }
 
@@ -270,6 +275,7 @@ PluginInfo PluginHost::LoadLinked(const std::string& name, rxt_plugin_entry_fn_t
 
 PluginInfo PluginHost::Negotiate(const std::shared_ptr<PluginRecord>& record) {
   const std::string& absolute = record->info.path;
+  record->extern_registry = externs_;
   record->owner_of = [this](PluginItemKind kind, const std::string& name) -> std::string {
     for (const PluginItem& item : items_[KindIndex(kind)]) {
       if (item.name == name) return "'" + item.plugin + "'";
@@ -336,7 +342,7 @@ void PluginHost::Register(const std::shared_ptr<PluginRecord>& record) {
   for (const PluginRecord::StagedExtern& e : record->staged_externs) {
     rxt_extern_fn_t function = e.vtable->function;
     void* state = e.vtable->state;
-    ExternRegistry::Global().Register(
+    externs_->Register(
         e.name, [function, state, context = StrCat("extern function '", e.name, "'"), keep_alive](
                     DLTensor* const* args, int num_args) { ThrowIfFailed(function(state, args, num_args), context); });
     record->externs.push_back(e.name);

@@ -55,6 +55,8 @@ struct PluginRecord {
     const rxt_extern_t* vtable;
   };
   std::vector<StagedExtern> staged_externs;
+  /// The host's extern registry: a name it has itself is taken.
+  const ExternRegistry* extern_registry = nullptr;
   /// The names it registered in the ExternRegistry (which keeps the library loaded).
   std::vector<std::string> externs;
   std::vector<std::pair<ErrorCode, std::string>> errors;

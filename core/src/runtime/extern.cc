@@ -1,5 +1,7 @@
 #include "rxt/runtime/extern.h"
 
+#include <algorithm>
+
 #include "rxt/support/c_status.h"
 #include "rxt/support/error.h"
 
@@ -36,15 +38,27 @@ bool ExternRegistry::Remove(const std::string& name) {
 }
 
 ExternFunction ExternRegistry::Find(const std::string& name) const {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = functions_.find(name);
+    if (it != functions_.end()) return it->second;
+  }
+  return parent_ != nullptr ? parent_->Find(name) : ExternFunction();
+}
+
+bool ExternRegistry::HasOwn(const std::string& name) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = functions_.find(name);
-  return it == functions_.end() ? ExternFunction() : it->second;
+  return functions_.count(name) != 0;
 }
 
 std::vector<std::string> ExternRegistry::List() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  std::vector<std::string> names;
-  for (const auto& [name, f] : functions_) names.push_back(name);
+  std::vector<std::string> names = parent_ != nullptr ? parent_->List() : std::vector<std::string>{};
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& [name, f] : functions_) names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
   return names;
 }
 

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "rxt/runtime/allocator.h"
 #include "rxt/runtime/memory_limit.h"
 #include "rxt/support/checked_math.h"
 #include "rxt/support/error.h"
@@ -14,14 +15,7 @@ namespace {
 
 constexpr size_t kAlignment = 64;  // a cache line; also what AVX-512 loads like
 
-std::shared_ptr<std::byte> AllocateStorage(size_t nbytes) {
-  size_t rounded = (nbytes + kAlignment - 1) / kAlignment * kAlignment;
-  if (rounded == 0) rounded = kAlignment;
-  void* p = std::aligned_alloc(kAlignment, rounded);
-  if (p == nullptr) Throw(ErrorCode::kInternal, "out of memory allocating ", nbytes, " bytes");
-  std::memset(p, 0, rounded);
-  return std::shared_ptr<std::byte>(static_cast<std::byte*>(p), [](std::byte* q) { std::free(q); });
-}
+std::shared_ptr<std::byte> AllocateStorage(size_t nbytes) { return AllocateZeroed(nbytes, kAlignment, "a tensor"); }
 
 }  // namespace
 

@@ -12,6 +12,7 @@
 
 #include <cstring>
 
+#include "rxt/runtime/allocator.h"
 #include "rxt/runtime/dlpack.h"
 #include "rxt/runtime/memory_limit.h"
 #include "rxt/support/checked_math.h"
@@ -89,12 +90,8 @@ namespace {
 
 /// 64-byte aligned, zero-filled storage of at least one alignment unit.
 std::shared_ptr<std::byte> AllocateArena(int64_t nbytes) {
-  int64_t rounded_bytes = (std::max<int64_t>(nbytes, 1) + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
-  size_t rounded = static_cast<size_t>(rounded_bytes);
-  void* p = std::aligned_alloc(static_cast<size_t>(kArenaAlignment), rounded);
-  if (p == nullptr) Throw(ErrorCode::kInternal, "vm: out of memory allocating an arena of ", nbytes, " bytes");
-  std::memset(p, 0, rounded);
-  return std::shared_ptr<std::byte>(static_cast<std::byte*>(p), [](std::byte* q) { std::free(q); });
+  return AllocateZeroed(static_cast<size_t>(std::max<int64_t>(nbytes, 1)), static_cast<size_t>(kArenaAlignment),
+                        "a VM arena");
 }
 
 }  // namespace
@@ -181,6 +178,7 @@ Value VirtualMachine::Invoke(const std::string& name, const std::vector<Value>& 
   int index = exec_.FindFunction(name);
   if (index < 0) Throw(ErrorCode::kNotFound, "vm: no function named '", name, "'");
   ThreadPool::Scope pool(pool_);
+  Allocator::Scope allocator(allocator_);
   return Run(index, args.data(), static_cast<int>(args.size()), 0);
 }
 

@@ -240,6 +240,7 @@ Tensor Trainer::Update(const std::vector<Tensor>& inputs, const std::vector<Tens
 
 int64_t Trainer::num_storage_allocations() const { return vm_->num_storage_allocations(); }
 void Trainer::set_thread_pool(ThreadPool* pool) { vm_->set_thread_pool(pool); }
+void Trainer::set_allocator(const Allocator* allocator) { vm_->set_allocator(allocator); }
 
 Tensor Trainer::Evaluate(const std::vector<Tensor>& inputs, const std::vector<Tensor>& targets) {
   CheckReady("evaluate");

@@ -28,9 +28,11 @@
 #include <vector>
 
 #include "rxt/exec/build.h"
+#include "rxt/exec/context.h"
 #include "rxt/ir/module.h"
 #include "rxt/plugin/plugin_host.h"
 #include "rxt/runtime/kernel.h"
+#include "rxt/runtime/vm.h"
 #include "rxt/train/trainer.h"
 #include "rxt/transform/training/training_components.h"
 
@@ -65,8 +67,18 @@ struct TrainRequest {
 /// empty name ("dnnl,,x") naming |what| ("--library", "options.libraries").
 std::vector<std::string> ParseLibraryList(const std::string& text, const std::string& what);
 
+/// A VM and the kernels it runs with (the VM holds a reference to them: keep both).
+struct RunnableExecutable {
+  std::unique_ptr<KernelProvider> kernels;
+  std::unique_ptr<VirtualMachine> vm;
+};
+
 class Session {
  public:
+  /// A session of |context|: its plugins, threads, allocator and log (notes go there too);
+  /// |options| add plugins to load, and may turn the search path off.
+  explicit Session(Context& context, SessionOptions options = {});
+  /// A session of the default context; with |host|, one that uses |host|'s plugins only.
   explicit Session(SessionOptions options = {}, PluginHost& host = PluginHost::Global());
 
   /// Parses |text| (named |name| in diagnostics). A module may call ops that plugins define: if
@@ -85,6 +97,9 @@ class Session {
   std::unique_ptr<Trainer> CreateTrainer(const IRModule& module, const TrainRequest& request);
   /// The kernels |exec| runs with on |backend| (empty: the one it was built for).
   std::unique_ptr<KernelProvider> KernelsFor(const Executable& exec, const std::string& backend = "");
+  /// A VM running |exec| with KernelsFor(exec, backend), the extern functions of the session's
+  /// plugins (and the process's), on the context's threads and allocator.
+  RunnableExecutable CreateVM(Executable exec, const std::string& backend = "");
 
   /// What the session decided that a user may want to know, one line each: search-path
   /// plugins that failed to load, default libraries no plugin provides, the reference
@@ -102,7 +117,10 @@ class Session {
   void RequireLibrary(const std::string& library) const;
   /// Loads the search path unless it is off or already loaded.
   void LoadSearchPathOnce();
+  /// Keeps |message| in notes() and sends it to the context's log.
+  void Note(std::string message);
 
+  Context* context_ = nullptr;  // null: a session over a plugin host alone
   PluginHost& host_;
   SessionOptions options_;
   bool searched_ = false;

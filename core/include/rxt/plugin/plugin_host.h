@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "rxt/plugin.h"
+#include "rxt/runtime/extern.h"
 #include "rxt/support/error.h"
 #include "rxt/transform/legalize/library_patterns.h"
 #include "rxt/transform/training/providers.h"
@@ -88,15 +89,22 @@ struct PluginRecord;
 /// LegalizeLibraryCalls (its kernel libraries).
 class PluginHost : public TrainingProvider, public LibraryProvider {
  public:
+  /// A host of its own: its plugins' extern functions go to a registry of its own, whose
+  /// parent is the process registry (ExternRegistry::Global()).
   PluginHost();
   /// The ops forget the gradient rules this host attached.
   ~PluginHost() override;
   PluginHost(const PluginHost&) = delete;
   PluginHost& operator=(const PluginHost&) = delete;
 
-  /// The process-wide host (used by the C ABI and the rxt command). Never destroyed, so no
-  /// plugin is unloaded while static destructors run.
+  /// The process-wide host (the default context's: used by the rxt command and the C ABI's
+  /// calls without a context). Its plugins' extern functions go to the process registry. Never
+  /// destroyed, so no plugin is unloaded while static destructors run.
   static PluginHost& Global();
+
+  /// Where its plugins' extern functions are registered, and where the VMs it serves look them
+  /// up (its own first, then the process registry's).
+  const ExternRegistry& externs() const { return *externs_; }
 
   /// Loads the plugin at |path|. A file already loaded is not loaded again (its info is
   /// returned). Throws rxt::Error naming the file and the problem: kNotFound (no such file),
@@ -152,6 +160,11 @@ class PluginHost : public TrainingProvider, public LibraryProvider {
   /// neither the registry nor the plugin's own ops know.
   void CheckItemsNameOps(plugin_detail::PluginRecord& record) const;
 
+  struct UseProcessExterns {};
+  explicit PluginHost(UseProcessExterns);
+
+  std::unique_ptr<ExternRegistry> own_externs_;  // null for the global host
+  ExternRegistry* externs_;
   mutable std::mutex mutex_;  // loading is serialized; the entry point runs under it
   std::vector<std::shared_ptr<plugin_detail::PluginRecord>> plugins_;
   PerPluginItemKind<std::vector<PluginItem>> items_;

@@ -1,5 +1,8 @@
 // External functions: named callbacks that IR calls through `call_extern` (the seed's
-// R.call_dps_packed("env.linear", ...)), resolved when the VM loads an executable.
+// R.call_dps_packed("env.linear", ...)), resolved when the VM loads an executable. The process
+// registry (Global) holds what programs register (rxt_extern_register) and the extern functions
+// of the default context's plugins; another context's plugin host has its own registry whose
+// parent is the process registry, so two contexts may each load a library plugin.
 #pragma once
 
 #include <dlpack/dlpack.h>
@@ -19,6 +22,11 @@ using ExternFunction = std::function<void(DLTensor* const* args, int num_args)>;
 
 class ExternRegistry {
  public:
+  /// A registry whose lookups fall back to |parent| (which must outlive it) for names it lacks.
+  explicit ExternRegistry(const ExternRegistry* parent = nullptr) : parent_(parent) {}
+  ExternRegistry(const ExternRegistry&) = delete;
+  ExternRegistry& operator=(const ExternRegistry&) = delete;
+
   /// The process-wide registry (what the C ABI registers into).
   static ExternRegistry& Global();
 
@@ -27,12 +35,15 @@ class ExternRegistry {
   /// A C function: a status it returns is freed and thrown with its code, naming |name|.
   void Register(const std::string& name, rxt_extern_fn_t function, void* user_data, bool replace = false);
   bool Remove(const std::string& name);
-  /// Empty function if absent.
+  /// Its own, else its parent's; empty function if neither has |name|.
   ExternFunction Find(const std::string& name) const;
-  /// Sorted names.
+  /// Whether it has |name| itself (not counting its parent).
+  bool HasOwn(const std::string& name) const;
+  /// Sorted names, its own and its parent's.
   std::vector<std::string> List() const;
 
  private:
+  const ExternRegistry* parent_;
   mutable std::mutex mutex_;
   std::map<std::string, ExternFunction> functions_;
 };

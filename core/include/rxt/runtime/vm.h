@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "rxt/runtime/allocator.h"
 #include "rxt/runtime/executable.h"
 #include "rxt/runtime/extern.h"
 #include "rxt/runtime/kernel.h"
@@ -51,6 +52,9 @@ class VirtualMachine {
   /// current pool, ThreadPool::Current()). A context gives its VMs its own pool.
   void set_thread_pool(ThreadPool* pool) { pool_ = pool; }
   ThreadPool* thread_pool() const { return pool_; }
+  /// The allocator of the tensors and arenas its calls allocate (null, the default: the
+  /// calling thread's current one, Allocator::Current()). It must outlive the VM.
+  void set_allocator(const Allocator* allocator) { allocator_ = allocator; }
 
   /// How many times alloc_tensor has taken storage from the heap: outputs allocated per call,
   /// reuse slots (re)filled, and arenas (one per function and call depth, on its first call).
@@ -79,6 +83,7 @@ class VirtualMachine {
   std::vector<std::vector<std::unique_ptr<Frame>>> frames_;
 
   ThreadPool* pool_ = nullptr;
+  const Allocator* allocator_ = nullptr;
   int64_t num_storage_allocations_ = 0;
   bool profiling_ = false;
   std::vector<ProfileRow> kernel_profile_;  // kernels, then externs

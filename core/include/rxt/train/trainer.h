@@ -106,6 +106,8 @@ class Trainer {
   int64_t num_storage_allocations() const;
   /// The pool its kernels run on (VirtualMachine::set_thread_pool; null: the current one).
   void set_thread_pool(ThreadPool* pool);
+  /// The allocator of what its steps allocate (VirtualMachine::set_allocator).
+  void set_allocator(const Allocator* allocator);
 
   // ---- Learning rate (the optimizer state "lr": changing it recompiles nothing)
   /// kFailedPrecondition if the optimizer has no "lr" state.
