@@ -13,7 +13,6 @@
 #include "rxt/exec/build_trainer.h"
 #include "rxt/exec/session.h"
 #include "rxt/ir/parser.h"
-#include "rxt/runtime/thread_pool.h"
 #include "rxt/train/random.h"
 #include "seed_mlp.h"
 #include "session_notes.h"
@@ -103,9 +102,9 @@ void PrintStepProfile(Trainer& trainer, const DataLayout& layout, const ImageSet
 }  // namespace
 
 void RunTraining(const TrainOptions& options) {
-  // Before anything starts the thread pool or loads a plugin (plugins read the pool's size).
-  if (options.threads > 0) ::setenv("RXT_NUM_THREADS", std::to_string(options.threads).c_str(), 1);
-  Session session({.plugins = options.plugins});
+  // --threads: a context with a pool of its own (0: the process pool, RXT_NUM_THREADS).
+  Context context({.num_threads = options.threads, .plugins = options.plugins});
+  Session session(context);
 
   std::string data_dir = options.data.empty() ? kFashionMnistDir : options.data;
   FashionMnist data = LoadFashionMnist(data_dir);
@@ -145,7 +144,7 @@ void RunTraining(const TrainOptions& options) {
   char built[64];
   std::snprintf(built, sizeof built, "%.1f", build_seconds);
   std::cout << "backend: " << backend << (libraries.empty() ? "" : " with " + libraries) << ", "
-            << ThreadPool::DefaultNumThreads() << " thread" << (ThreadPool::DefaultNumThreads() == 1 ? "" : "s")
+            << context.num_threads() << " thread" << (context.num_threads() == 1 ? "" : "s")
             << "; compiled in " << built << " s\n"
             << std::flush;
 
