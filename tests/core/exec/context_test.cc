@@ -1,7 +1,7 @@
 // Contexts (exec/context.h): two of them, with their own threads and plugin sets, build, run
 // and train side by side in one process; a context's log gets its sessions' notes; its
-// allocator serves what its VMs allocate. ctest also runs these under ThreadSanitizer
-// (docs/testing.md).
+// allocator serves what its VMs allocate. They are meant to run under ThreadSanitizer too
+// (README: RXT_SANITIZE=thread).
 #include "rxt/exec/context.h"
 
 #include <gtest/gtest.h>
