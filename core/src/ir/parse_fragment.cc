@@ -49,12 +49,8 @@ Attrs ParseAttrList(std::string_view text, const std::string& what) {
 
 Attrs ParseOpAttrs(const OpDef& op, std::string_view text) {
   Attrs attrs = ParseAttrList(text, StrCat("attributes of ", op.name()));
-  std::vector<std::string> known;
-  for (const AttrSpec& spec : op.attrs()) known.push_back(spec.name);
   for (const auto& [key, value] : attrs.entries()) {
-    if (op.FindAttr(key)) continue;
-    Throw(ErrorCode::kInvalidArgument, op.name(), " has no attribute '", key, "'", text::SuggestName(key, known, ""),
-          known.empty() ? " (it takes none)" : "");
+    if (!op.FindAttr(key)) Throw(ErrorCode::kInvalidArgument, text::UnknownAttributeMessage(op, key));
   }
   return op.CompleteAttrs(attrs);
 }

@@ -310,13 +310,10 @@ Expr Parser::ParseCall(Expr callee, const Token& callee_token) {
   }
   Expect(")");
   if (const OpDef* op = AsOp(callee)) {
-    std::vector<std::string> known;
-    for (const AttrSpec& spec : op->attrs()) known.push_back(spec.name);
     for (const auto& [key, value_token] : attr_tokens) {
       if (op->FindAttr(key)) continue;
       const Token& key_token = tokens_[static_cast<size_t>(value_token - tokens_.data()) - 2];
-      Fail(key_token, StrCat(op->name(), " has no attribute '", key, "'", SuggestName(key, known, ""),
-                             known.empty() ? " (it takes none)" : ""));
+      Fail(key_token, UnknownAttributeMessage(*op, key));
     }
     try {
       attrs = op->CompleteAttrs(attrs);

@@ -354,11 +354,14 @@ std::string TextPrinter::Call(const CallNode& call) {
     if (exhausted()) return callee + "(" + Join(args) + ")";
     args.push_back(Expr(arg));
   }
+  // Every attribute, defaults included (what the call does is visible in the text, and an edit
+  // of a dtype elsewhere cannot change what it reads back as), except one left unset at its
+  // default (none, an unknown dtype), which says nothing.
   const OpDef* op = AsOp(call.callee);
   for (const auto& [key, value] : call.attrs.entries()) {
-    // Attributes at their default values are left out: the parser completes them.
     const AttrSpec* spec = op ? op->FindAttr(key) : nullptr;
-    if (spec && !spec->required && spec->default_value == value) continue;
+    bool unset = value.is_none() || (value.is<DType>() && value.get<DType>() == DType::kUnknown);
+    if (spec && !spec->required && unset && spec->default_value == value) continue;
     if (exhausted()) return callee + "(" + Join(args) + ")";
     args.push_back(Counted((IsDottedName(key) ? key : StringText(key)) + "=" + AttrValueText(value)));
   }

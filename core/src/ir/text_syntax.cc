@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 
+#include "rxt/ir/op.h"
 #include "rxt/support/error.h"
 #include "rxt/support/message_text.h"
 
@@ -302,6 +303,21 @@ bool InlineRoundTrips(const Tensor& t) {
 std::string SuggestName(const std::string& name, const std::vector<std::string>& candidates, const char* prefix) {
   std::string best = ClosestName(name, candidates);
   return best.empty() ? "" : StrCat("; did you mean '", prefix, best, "'?");
+}
+
+std::string UnknownAttributeMessage(const OpDef& op, const std::string& key) {
+  std::vector<std::string> known;
+  for (const AttrSpec& spec : op.attrs()) known.push_back(spec.name);
+  if (known.empty()) return StrCat(op.name(), " has no attribute ", Quoted(key), " (it takes none)");
+  std::string list;
+  for (const std::string& name : known) list += (list.empty() ? "" : ", ") + name;
+  std::string suggestion = SuggestName(key, known, "");
+  // An abbreviation ("eps" for "epsilon") is far in edits but plain to see.
+  for (const std::string& name : known) {
+    if (suggestion.empty() && key.size() >= 2 && name.rfind(key, 0) == 0) suggestion = "; did you mean '" + name + "'?";
+  }
+  return StrCat(op.name(), " has no attribute ", Quoted(key), suggestion, " (its attributes: ", list, "; rxt ops ",
+                op.name(), " shows them)");
 }
 
 std::string EncodeBase64(const void* data, size_t size) {

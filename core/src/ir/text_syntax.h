@@ -12,6 +12,10 @@
 #include "rxt/runtime/tensor.h"
 #include "rxt/support/dtype.h"
 
+namespace rxt {
+class OpDef;
+}
+
 namespace rxt::text {
 
 /// Words that a bare (un-prefixed) name may not be spelled as: keywords, dtype names,
@@ -70,6 +74,10 @@ bool InlineRoundTrips(const Tensor& t);
 /// "; did you mean '<prefix><best>'?" for the candidate closest to |name| (within an edit
 /// distance of 2), or "" when none is close.
 std::string SuggestName(const std::string& name, const std::vector<std::string>& candidates, const char* prefix);
+
+/// "nn.batch_norm has no attribute 'eps'; did you mean 'epsilon'? (its attributes: axis,
+/// epsilon, ...; rxt ops nn.batch_norm shows them)", or "... (it takes none)".
+std::string UnknownAttributeMessage(const OpDef& op, const std::string& key);
 
 std::string EncodeBase64(const void* data, size_t size);
 /// Decodes standard base64 (with '=' padding). nullopt on a bad character or length;

@@ -205,7 +205,7 @@ TEST(PrintConstants, FloatDataIsBitExactIncludingNaNPayloads) {
   EXPECT_EQ(bits, payload_bits);
 }
 
-TEST(PrintCalls, DefaultAttributesAreLeftOutAndOutputsListed) {
+TEST(PrintCalls, AttributesArePrintedWithTheirDefaultsUnlessUnsetAndOutputsListed) {
   IRModule module = ModuleWith([](BlockBuilder& b, const Var& x) {
     Var s = b.Emit(MakeOpCall("sum", {x}), "s");
     Var k = b.Emit(MakeOpCall("sum", {x}, [] {
@@ -220,12 +220,32 @@ TEST(PrintCalls, DefaultAttributesAreLeftOutAndOutputsListed) {
                   "g");
   });
   const std::string printed = PrintAndCheckRoundTrip(module);
-  EXPECT_TRUE(Contains(printed, "= sum(%x)\n")) << printed;
+  // keepdims at its default is printed; axis at its default (none: unset) is not.
+  EXPECT_TRUE(Contains(printed, "= sum(%x, keepdims=false)\n")) << printed;
   EXPECT_TRUE(Contains(printed, "= sum(%x, axis=[1], keepdims=true)\n")) << printed;
   EXPECT_TRUE(Contains(printed, "= extern(\"env.f\")(%x, %s, %k, out_sinfo=[Tensor((2, 3), float32), "
                                 "Tensor((1,), float32)])"))
       << printed;
   EXPECT_TRUE(Contains(printed, "= extern(\"env.g\")(\"a\\\"b\\n\", prim(2), shape(2, 3), %e)")) << printed;
+}
+
+// A creation op prints its dtype even at the default, so that editing the text from float32 to
+// float64 reads back as float64 everywhere (issue 13, item 6).
+TEST(PrintCalls, ACreationOpsDtypeIsPrintedSoTheTextCanBeEditedToAnotherDtype) {
+  IRModule module = ParseModule(R"(
+def @main(%x: Tensor((3,), float32)) -> Tensor((3,), float32) {
+  %one: Tensor((), float32) = ones(shape())
+  %y: Tensor((3,), float32) = multiply(%x, %one)
+  return %y
+})");
+  std::string printed = PrintModule(module);
+  EXPECT_TRUE(Contains(printed, "ones(shape(), dtype=float32)")) << printed;
+  std::string edited = printed;
+  for (size_t at = edited.find("float32"); at != std::string::npos; at = edited.find("float32", at)) {
+    edited.replace(at, 7, "float64");
+  }
+  IRModule reread = ParseModule(edited);
+  EXPECT_EQ(PrintModule(reread), edited);
 }
 
 TEST(PrintFunctions, LongHeadersWrapAndAttributesAndPurityFollowTheReturnType) {
