@@ -167,10 +167,29 @@ StructInfo InferSqueeze(const CallNode& call) {
   return TensorSI(out, x.dtype);
 }
 
+// As torch.flatten: dims start_dim..end_dim (both included) become one; a 0-d tensor becomes (1,).
 StructInfo InferFlatten(const CallNode& call) {
   const TensorSINode& x = TensorArg(call, 0);
-  if (!x.shape) return TensorSI(x.dtype, 1);
-  return TensorSI(Dims{Product(*x.shape)}, x.dtype);
+  int64_t start_attr = IntAttr(call, "start_dim"), end_attr = IntAttr(call, "end_dim");
+  if (x.ndim < 0) {
+    bool whole = start_attr == 0 && end_attr == -1;
+    return whole ? TensorSI(x.dtype, 1) : TensorSI(x.dtype);
+  }
+  if (x.ndim == 0) {
+    NormalizeAxis(call, 0, start_attr, 1);  // only 0 and -1 name the one dim of a scalar
+    NormalizeAxis(call, 0, end_attr, 1);
+    return TensorSI(Dims{IntImm(1)}, x.dtype);
+  }
+  int start = NormalizeAxis(call, 0, start_attr, x.ndim), end = NormalizeAxis(call, 0, end_attr, x.ndim);
+  if (start > end) {
+    OpError(call, StrCat("start_dim ", start_attr, " comes after end_dim ", end_attr, " for ", DescribeArg(call, 0)));
+  }
+  int out_ndim = x.ndim - (end - start);
+  if (!x.shape) return TensorSI(x.dtype, out_ndim);
+  Dims out(x.shape->begin(), x.shape->begin() + start);
+  out.push_back(Product(Dims(x.shape->begin() + start, x.shape->begin() + end + 1)));
+  out.insert(out.end(), x.shape->begin() + end + 1, x.shape->end());
+  return TensorSI(out, x.dtype);
 }
 
 }  // namespace
@@ -208,7 +227,13 @@ void RegisterManipulateOps(OpRegistry& r) {
       .Input("x")
       .Attr("axis", AttrKind::kOptionalIntList, AttrValue(), "the dims to remove; none: every size-1 dim")
       .Set<FInferStructInfo>(InferSqueeze);
-  r.Def("flatten").Describe("Flattens x to 1-D (numel,).").Input("x").Set<FInferStructInfo>(InferFlatten);
+  r.Def("flatten")
+      .Describe("Flattens dims start_dim to end_dim (both included) of x into one, as torch.flatten; the "
+                "defaults give 1-D (numel,), and a 0-d x gives (1,).")
+      .Input("x")
+      .Attr("start_dim", AttrKind::kInt, int64_t{0}, "the first dim to flatten (negative: from the end)")
+      .Attr("end_dim", AttrKind::kInt, int64_t{-1}, "the last dim to flatten (negative: from the end)")
+      .Set<FInferStructInfo>(InferFlatten);
   RegisterIndexManipulateOps(r);
 }
 

@@ -125,5 +125,22 @@ TEST(FlattenOpTest, Flattens) {
             "flatten: x Tuple(Tensor((2,), float32)) must be a Tensor, got a Tuple");
 }
 
+// torch.flatten's start_dim and end_dim (both included, negative from the end).
+TEST(FlattenOpTest, FlattensTheDimsFromStartToEnd) {
+  PrimVar n = MakePrimVar("n");
+  auto dims = [](int64_t start, int64_t end) { return A({{"start_dim", start}, {"end_dim", end}}); };
+  EXPECT_EQ(Infer("flatten", {T("x", {2, 3, 4, 5})}, dims(1, -1)), "Tensor((2, 60), float32)");
+  EXPECT_EQ(Infer("flatten", {T("x", {2, 3, 4, 5})}, dims(1, 2)), "Tensor((2, 12, 5), float32)");
+  EXPECT_EQ(Infer("flatten", {T("x", {2, 3, 4, 5})}, dims(-2, -1)), "Tensor((2, 3, 20), float32)");
+  EXPECT_EQ(Infer("flatten", {T("x", {2, 3})}, dims(1, 1)), "Tensor((2, 3), float32)");
+  EXPECT_EQ(Infer("flatten", {S("x", {n, I(16), I(5), I(5)})}, dims(1, -1)), "Tensor((n, 400), float32)");
+  EXPECT_EQ(Infer("flatten", {N("x", 4)}, dims(1, -1)), "Tensor(ndim=2, float32)");
+  EXPECT_EQ(Infer("flatten", {N("x", -1)}, dims(1, -1)), "Tensor(float32)");
+  EXPECT_EQ(Infer("flatten", {T("x", {})}, dims(-1, 0)), "Tensor((1,), float32)");
+  EXPECT_NE(InferError("flatten", {T("x", {2, 3, 4})}, dims(2, 1)).find("start_dim 2 comes after end_dim 1"),
+            std::string::npos);
+  EXPECT_NE(InferError("flatten", {T("x", {2, 3})}, dims(3, -1)).find("3"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace rxt::op_test

@@ -72,6 +72,7 @@ void AddManipulate(std::vector<GradCase>& cases) {
   cases.push_back({"squeeze", "%x: Tensor((2, 1, 3, 1), float64)", "  %r = squeeze(%x, axis=[1])"});
   cases.push_back({"squeeze", "%x: Tensor((2, 1, 3, 1), float64)", "  %r = squeeze(%x)"});
   cases.push_back({"flatten", "%x: Tensor((n, 3), float64)", "  %r = flatten(%x)", {{"n", 2}}});
+  cases.push_back({"flatten", "%x: Tensor((n, 3, 2), float64)", "  %r = flatten(%x, start_dim=1)", {{"n", 2}}});
 }
 
 void AddIndexManipulate(std::vector<GradCase>& cases) {

@@ -37,6 +37,10 @@ TEST(ManipulateNumeric, ReshapeAndFlattenKeepRowMajorOrder) {
   out = RunOp("%y: Tensor((n, 3, 2), float32)", "flatten(%y)", {y});
   EXPECT_EQ(out[0].shape, (Shape{12}));
   EXPECT_EQ(out[0].data, y.data);
+  // torch.flatten(y, 1): the batch dim stays.
+  out = RunOp("%y: Tensor((n, 3, 2), float32)", "flatten(%y, start_dim=1)", {y});
+  EXPECT_EQ(out[0].shape, (Shape{2, 6}));
+  EXPECT_EQ(out[0].data, y.data);
 }
 
 // Static shapes are mapped group by group (dims of equal element count): merges, splits, dims
