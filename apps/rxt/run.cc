@@ -1,6 +1,7 @@
-// rxt run OUT.rxtx [--fn main] --input NAME=FILE.npy ... [--output FILE.npy] [--profile]:
+// rxt run OUT.rxtx [--fn main] --input NAME=FILE.npy ... [--output FILE.npy|DIR/|FILE.safetensors] [--profile]:
 // load an executable, load its backend from a plugin, call one function on .npy inputs.
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -9,6 +10,7 @@
 #include "plugin_options.h"
 #include "npy.h"
 #include "rxt/exec/session.h"
+#include "rxt/runtime/safetensors.h"
 #include "rxt/runtime/vm.h"
 #include "rxt/support/message_text.h"
 #include "session_notes.h"
@@ -59,7 +61,18 @@ std::vector<Value> ReadArguments(const VMFunction& f, const std::vector<std::str
   return args;
 }
 
-void PrintValue(const Value& value) {
+/// Every leaf of |value| with its position: "" for a tensor result, "0", "1.0", ... in a tuple.
+void Leaves(const Value& value, const std::string& path, std::vector<std::pair<std::string, Value>>& leaves) {
+  if (!value.is_tuple()) {
+    leaves.emplace_back(path, value);
+    return;
+  }
+  for (size_t i = 0; i < value.tuple().size(); ++i) {
+    Leaves(value.tuple()[i], path.empty() ? std::to_string(i) : StrCat(path, ".", i), leaves);
+  }
+}
+
+void PrintLeaf(const Value& value) {
   std::cout << value.Describe();
   if (value.is_tensor()) {
     const Tensor& t = value.tensor();
@@ -69,6 +82,64 @@ void PrintValue(const Value& value) {
     std::cout << (t.numel() > kShown ? ", ...]" : "]");
   }
   std::cout << "\n";
+}
+
+/// A tuple prints one line per leaf, "[1.0] Tensor(...) [values]".
+void PrintValue(const Value& value) {
+  std::vector<std::pair<std::string, Value>> leaves;
+  Leaves(value, "", leaves);
+  if (!value.is_tuple()) return PrintLeaf(value);
+  std::cout << value.Describe() << "\n";
+  for (const auto& [path, leaf] : leaves) {
+    std::cout << "[" << path << "] ";
+    PrintLeaf(leaf);
+  }
+}
+
+bool EndsWith(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+/// --output: a .npy file for a tensor; a directory (ending in '/' or existing) gets one .npy per
+/// tensor of the result named by its position ("1.0" -> 1_0.npy); a .safetensors file gets every
+/// tensor, named by position ("0", "1.0"; a tensor result: "0"). Each file is written atomically.
+void WriteResult(const std::string& output, const std::string& function, const Value& result) {
+  std::vector<std::pair<std::string, Value>> leaves;
+  Leaves(result, "", leaves);
+  for (const auto& [path, leaf] : leaves) {
+    if (!leaf.is_tensor()) {
+      Throw(ErrorCode::kInvalidArgument, function, " returned ", result.Describe(), ": its ",
+            path.empty() ? std::string("result") : "element " + path, " is ", leaf.Describe(),
+            ", not a tensor: --output writes tensors only");
+    }
+  }
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (EndsWith(output, ".safetensors")) {
+    TensorFile file;
+    for (const auto& [path, leaf] : leaves) file.tensors.emplace_back(path.empty() ? "0" : path, leaf.tensor());
+    SaveSafetensors(output, file);
+    std::cout << output << ": " << leaves.size() << (leaves.size() == 1 ? " tensor" : " tensors") << "\n";
+    return;
+  }
+  if (EndsWith(output, "/") || fs::is_directory(output, ec)) {
+    fs::create_directories(output, ec);
+    if (ec) Throw(ErrorCode::kInvalidArgument, "--output ", Quoted(output), ": cannot create the directory: ", ec.message());
+    for (const auto& [path, leaf] : leaves) {
+      std::string name = path.empty() ? "0" : path;
+      std::replace(name.begin(), name.end(), '.', '_');
+      std::string file = (fs::path(output) / (name + ".npy")).string();
+      WriteNpy(file, leaf.tensor());
+      std::cout << file << ": " << leaf.Describe() << "\n";
+    }
+    return;
+  }
+  if (result.is_tuple()) {
+    Throw(ErrorCode::kInvalidArgument, function, " returned ", result.Describe(),
+          ": a tuple needs --output DIR/ (one .npy per tensor) or --output FILE.safetensors");
+  }
+  WriteNpy(output, result.tensor());
+  std::cout << output << ": " << result.Describe() << "\n";
 }
 
 void Run(const RunOptions& options) {
@@ -91,11 +162,7 @@ void Run(const RunOptions& options) {
     throw Error(e.code(), StrCat(paths[e.argument()], ": ", e.what()));
   }
   if (!options.output.empty()) {
-    if (!result.is_tensor()) {
-      Throw(ErrorCode::kInvalidArgument, options.function, " returned ", result.Describe(), ", not a tensor: --output needs one");
-    }
-    WriteNpy(options.output, result.tensor());
-    std::cout << options.output << ": " << result.Describe() << "\n";
+    WriteResult(options.output, options.function, result);
   } else {
     PrintValue(result);
   }
@@ -111,7 +178,9 @@ void AddRunCommand(CLI::App& app, CommandResult& result) {
   run->add_option("--fn", options->function, "The function to call")->capture_default_str();
   run->add_option("--input,-i", options->inputs, "A parameter's value: NAME=FILE.npy (one per parameter)")
       ->type_name("NAME=FILE");
-  run->add_option("--output,-o", options->output, "Write the result to this .npy file instead of printing it");
+  run->add_option("--output,-o", options->output,
+                  "Write the result instead of printing it: FILE.npy (a tensor), DIR/ (one .npy per tensor of a "
+                  "tuple, named by position: 0.npy, 1_0.npy...) or FILE.safetensors (every tensor, named 0, 1.0...)");
   run->add_option("--backend", options->backend, "The backend to run on (default: the one the executable was built for, which the VM requires)");
   AddPluginOptions(run, &options->plugins);
   run->add_flag("--profile", options->profile, "Print the time spent per kernel and per instruction kind");
