@@ -7,6 +7,7 @@
 #include "rxt/exec/available_libraries.h"
 #include "rxt/exec/build_trainer.h"
 #include "rxt/ir/parser.h"
+#include "rxt/pass/pass_registry.h"
 #include "rxt/transform/training/gradient.h"
 #include "rxt/plugin/plugin_kernel_provider.h"
 #include "rxt/runtime/aot_library.h"
@@ -76,6 +77,16 @@ IRModule Session::Differentiate(const IRModule& module, const std::string& funct
   }
   LoadSearchPathOnce();
   return Gradient(module, function, require_grads, 0, &host_);
+}
+
+IRModule Session::RunPasses(const IRModule& module, const std::vector<std::string>& passes) {
+  try {
+    return rxt::RunPasses(module, passes);
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::kUnimplemented || searched_ || !options_.search_path) throw;
+  }
+  LoadSearchPathOnce();
+  return rxt::RunPasses(module, passes);
 }
 
 void Session::LoadWhatIsMissing(const std::string& backend, const std::optional<std::vector<std::string>>& libraries,

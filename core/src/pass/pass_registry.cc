@@ -1,5 +1,6 @@
 #include "rxt/pass/pass_registry.h"
 
+#include "rxt/pass/pass_list.h"
 #include "rxt/support/error.h"
 #include "rxt/support/message_text.h"
 
@@ -23,10 +24,10 @@ std::vector<PassInfo> PassRegistry::List() const {
   return out;
 }
 
-Pass PassRegistry::Create(const std::string& name) const {
+const PassEntry& PassRegistry::Entry(const std::string& name) const {
   std::vector<std::string> names;
   for (const PassEntry& entry : entries_) {
-    if (entry.name == name) return entry.create();
+    if (entry.name == name) return entry;
     names.push_back(entry.name);
   }
   std::string closest = ClosestName(name, names, 3, /*ignore_case=*/true);
@@ -36,14 +37,22 @@ Pass PassRegistry::Create(const std::string& name) const {
   Throw(ErrorCode::kNotFound, "no pass named ", Quoted(name), hint, "; passes: ", known);
 }
 
+Pass PassRegistry::Create(const std::string& name) const { return Entry(name).create(); }
+
 std::vector<PassInfo> ListPasses() { return PassRegistry::Global().List(); }
 
 Pass CreatePass(const std::string& name) { return PassRegistry::Global().Create(name); }
 
 IRModule RunPasses(IRModule module, const std::vector<std::string>& names, const PassContext& context) {
+  std::vector<PassInvocation> invocations;
+  for (const std::string& name : names) {
+    for (PassInvocation& pass : ParsePassList(name, "pass")) invocations.push_back(std::move(pass));
+  }
+  PassContext with_options = context;
+  AddPassOptions(invocations, with_options);
   std::vector<Pass> passes;
-  for (const std::string& name : names) passes.push_back(CreatePass(name));
-  return Sequential(std::move(passes), "RunPasses")(std::move(module), context);
+  for (const PassInvocation& pass : invocations) passes.push_back(CreatePass(pass.name));
+  return Sequential(std::move(passes), "RunPasses")(std::move(module), with_options);
 }
 
 }  // namespace rxt

@@ -151,4 +151,10 @@ std::string ClosestName(std::string_view name, const std::vector<std::string>& c
   return best;
 }
 
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
 }  // namespace rxt

@@ -15,10 +15,17 @@
 
 namespace rxt {
 
+/// An option a pass takes by name (pass/pass_list.h): `Gradient(func_name=main)`.
+struct PassOptionSpec {
+  std::string name;
+  std::string doc;  // kind and meaning, one line
+};
+
 struct PassEntry {
   std::string name;
   std::string summary;  // one line
   std::function<Pass()> create;
+  std::vector<PassOptionSpec> options = {};
 };
 
 class PassRegistry {
@@ -36,6 +43,8 @@ class PassRegistry {
   std::vector<PassInfo> List() const;
   /// The pass named |name|; throws kNotFound naming the closest pass and every pass.
   Pass Create(const std::string& name) const;
+  /// Its entry (options, summary); throws as Create does.
+  const PassEntry& Entry(const std::string& name) const;
 
  private:
   std::vector<PassEntry> entries_;
@@ -48,7 +57,8 @@ std::vector<PassInfo> ListPasses();
 /// PassRegistry::Global().Create(name).
 Pass CreatePass(const std::string& name);
 
-/// Runs the named passes in order as one Sequential under |context|.
+/// Runs the named passes in order as one Sequential under |context|. A name may carry options
+/// and several passes (pass/pass_list.h: "Gradient(func_name=main), SimplifyTransposes").
 IRModule RunPasses(IRModule module, const std::vector<std::string>& names, const PassContext& context = PassContext());
 
 }  // namespace rxt

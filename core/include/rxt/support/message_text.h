@@ -31,6 +31,9 @@ std::string Quoted(std::string_view text, size_t max_chars = kMaxMessageValueCha
 /// "; … and N more" (a message stays one line, however many problems it reports).
 std::string JoinForMessage(const std::vector<std::string>& items, size_t max_items = 5);
 
+/// Names for a message: "a, b, c" (all of them: lists of options or parameters are short).
+std::string JoinNames(const std::vector<std::string>& names);
+
 /// Levenshtein distance between |a| and |b| (ASCII letters compared without case when
 /// |ignore_case|): how "did you mean" hints pick the closest known name.
 size_t EditDistance(std::string_view a, std::string_view b, bool ignore_case = false);

@@ -147,9 +147,21 @@ TEST(Gradient, RequireGradsMustNameFloatParameters) {
   EXPECT_EQ(GradientError(kMlp, std::vector<int>{1, 3}),
             "Gradient: parameter 3 of @main, %labels (Tensor((n,), int64)), takes no gradient (only float tensors have "
             "adjoints); leave it out of require_grads");
-  EXPECT_EQ(GradientError(kMlp),
-            "Gradient: parameter 3 of @main, %labels (Tensor((n,), int64)), takes no gradient (only float tensors have "
-            "adjoints); list the parameters to differentiate in require_grads");
+}
+
+// By default the float tensor parameters are differentiated and the others named on the adjoint.
+TEST(Gradient, ByDefaultTheFloatParametersAreDifferentiatedAndTheOthersNamed) {
+  IRModule out = Gradient(ParseModule(kMlp), "main", std::nullopt, 0, &Rules());
+  Function adjoint = out.GetFunction("main_adjoint");
+  EXPECT_EQ(adjoint->ret_sinfo->As<TupleSINode>()->fields[1]->As<TupleSINode>()->fields.size(), 3u);  // x, w, b
+  const AttrValue* skipped = adjoint->attrs.Find("gradient_skipped");
+  ASSERT_NE(skipped, nullptr);
+  EXPECT_EQ(PrintAttrValue(*skipped), "[\"labels\"]");
+  EXPECT_EQ(GradientError(R"(
+def @main(%i: Tensor((2,), int64)) -> Tensor((), float32) {
+  %s: Tensor((), float32) = ones(shape(), dtype=float32)
+  return %s
+})"), "Gradient: @main has no float tensor parameter to differentiate");
 }
 
 TEST(Gradient, EveryMissingRuleIsReportedAtOnce) {
@@ -258,7 +270,7 @@ TEST(Gradient, ByNameTakesItsOptions) {
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()),
-              "pass option Gradient.require_grads holds a value of kind string; expected a list of ints");
+              "pass option Gradient.require_grads: expected a list of parameter names or indices, got string");
   }
   context.options["Gradient.require_grads"] = AttrValue::IntList({7});
   try {

@@ -24,7 +24,8 @@ namespace rxt {
 
 /// Adds @<func>_adjoint to |module| (replacing one of that name). |require_grads| lists the
 /// indices of the parameters to differentiate, in the order their adjoints are returned
-/// (default: every parameter, which must then all be float tensors). Each op's rule is its
+/// (default: every float tensor parameter; the adjoint then lists the others, by name, in its
+/// attribute gradient_skipped). Each op's rule is its
 /// FGradient attribute as |rules| attached it (default: DefaultTrainingProvider(), the
 /// process-wide plugin host).
 ///

@@ -101,7 +101,15 @@ std::vector<int> CheckRequired(const Function& f, const std::string& name, const
   if (given) {
     indices = *given;
   } else {
-    for (int i = 0; i < num_params; ++i) indices.push_back(i);
+    // By default every float tensor parameter; the others (labels, ...) are left out, and the
+    // adjoint says which (its attribute gradient_skipped).
+    for (int i = 0; i < num_params; ++i) {
+      const auto* tensor = f->params[i]->struct_info->As<TensorSINode>();
+      if (tensor != nullptr && IsFloat(tensor->dtype)) indices.push_back(i);
+    }
+    if (indices.empty()) {
+      Throw(ErrorCode::kInvalidArgument, "Gradient: @", name, " has no float tensor parameter to differentiate");
+    }
   }
   std::set<int> seen;
   for (int i : indices) {
@@ -265,8 +273,18 @@ Function BuildAdjoint(const IRModule& module, const Function& original, const st
 
   PruneUnused(blocks, backward_block, backward_binding, result);
   VarSet to_dataflow = single_block ? VarSet() : LocalToTheirBlock(blocks, result);
+  Attrs attrs = original->attrs;
+  if (!require_grads) {
+    AttrArray skipped;
+    for (size_t i = 0; i < original->params.size(); ++i) {
+      if (std::find(required_indices.begin(), required_indices.end(), static_cast<int>(i)) == required_indices.end()) {
+        skipped.emplace_back(original->params[i]->name);
+      }
+    }
+    if (!skipped.empty()) attrs.Set("gradient_skipped", AttrValue(std::move(skipped)));
+  }
   Function adjoint = MakeFunction(f->params, MakeSeqFromBlocks(std::move(blocks), result), GetStructInfo(result),
-                                  original->attrs, original->is_pure, original->span);
+                                  std::move(attrs), original->is_pure, original->span);
 
   // Adjoints are named after their variables; forward variables keep their names.
   VarDefCollector forward_vars;
