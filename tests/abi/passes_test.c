@@ -153,8 +153,25 @@ static void test_errors(void) {
   rxt_module_release(module);
 }
 
+/* A name may carry options (and several passes): "ConvertToDataflow(min_size=3)". */
+static void test_pass_options_in_names(void) {
+  rxt_module_t* module = parse_small_module();
+  const char* good[] = {"DeadCodeElimination(remove_unused_kernels=true), Normalize"};
+  const char* unknown_option[] = {"DeadCodeElimination(remove=true)"};
+  const char* malformed[] = {"DeadCodeElimination(remove_unused_kernels=true"};
+  rxt_module_t* result = NULL;
+  CHECK_OK(rxt_module_run_passes(module, good, 1, NULL, &result));
+  CHECK(result != NULL);
+  rxt_module_release(result);
+  CHECK_ERROR(rxt_module_run_passes(module, unknown_option, 1, NULL, &result), RXT_INVALID_ARGUMENT,
+              "pass DeadCodeElimination has no option 'remove'");
+  CHECK_ERROR(rxt_module_run_passes(module, malformed, 1, NULL, &result), RXT_INVALID_ARGUMENT, "are not closed");
+  rxt_module_release(module);
+}
+
 int main(void) {
   RUN(test_ops_list);
+  RUN(test_pass_options_in_names);
   RUN(test_passes_list);
   RUN(test_run_passes_returns_a_new_module);
   RUN(test_options);

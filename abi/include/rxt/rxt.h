@@ -155,7 +155,10 @@ typedef struct rxt_pass_options_s {
 RXT_API void rxt_pass_options_init(rxt_pass_options_t* options);
 
 /* Runs the passes |names[0..count)| in order on a copy of |module|; |module| is unchanged.
- * |options| may be NULL (defaults). |*out_module| must be released by the caller. */
+ * A name may carry the pass's options and several passes, as `rxt show --passes` takes them
+ * (docs/cli.md): "Gradient(func_name=main, require_grads=[w1, b1]), SimplifyTransposes"; an
+ * unknown option is RXT_INVALID_ARGUMENT naming the pass's options. |options| may be NULL
+ * (defaults). |*out_module| must be released by the caller. */
 RXT_API rxt_status_t rxt_module_run_passes(const rxt_module_t* module, const char* const* names, size_t count,
                                            const rxt_pass_options_t* options, rxt_module_t** out_module);
 
