@@ -82,6 +82,9 @@ void RegisterNormOps(OpRegistry& r) {
       .Attr("epsilon", AttrKind::kFloat, 1e-5, "added to the variance")
       .Attr("momentum", AttrKind::kFloat, 0.1, "new = (1 - momentum) * moving + momentum * batch")
       .Attr("training", AttrKind::kBool, true, "use and update batch statistics")
+      .Attr("unbiased_running_var", AttrKind::kBool, true,
+            "the moving variance takes the unbiased batch variance, as PyTorch (false: the population "
+            "variance, as ONNX)")
       .Set<FInferStructInfo>(InferBatchNorm);
   r.Def("nn.layer_norm")
       .Describe("Layer normalization over the given axes, then * gamma + beta (shaped like those axes).")

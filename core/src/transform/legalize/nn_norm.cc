@@ -1,8 +1,10 @@
 /// Legalization of nn.batch_norm and nn.layer_norm. Statistics take two passes (the mean,
 /// then the mean squared deviation: the population variance); the result is
 /// (x - mean) / sqrt(var + epsilon) * gamma + beta. In training, batch_norm normalizes with
-/// the batch statistics and returns moving statistics updated with momentum (the batch
-/// variance as computed, as TVM does); in inference it uses and returns the moving ones.
+/// the batch statistics and returns moving statistics updated with momentum; the moving variance
+/// takes the unbiased batch variance (times n / (n - 1), as PyTorch does) unless
+/// unbiased_running_var is false (ONNX's rule: the population variance); in inference it uses and
+/// returns the moving ones.
 #include <algorithm>
 
 #include "legalize_util.h"
@@ -53,13 +55,20 @@ Expr LegalizeBatchNorm(LegalizeContext& context, const CallNode& call) {
   DType t = out.dtype;
   Dims channels = OutputField(call, 1).shape;
 
-  TensorRef mean = moving_mean, variance = moving_var;
+  TensorRef mean = moving_mean, variance = moving_var, running_variance = moving_var;
   if (infer::BoolAttr(call, "training")) {
     std::vector<bool> reduced(x.ndim(), true);
     reduced[axis] = false;
     Moments moments = ComputeMoments(kb, x, reduced);
     mean = moments.mean;
-    variance = moments.variance;
+    variance = running_variance = moments.variance;
+    if (infer::BoolAttr(call, "unbiased_running_var")) {
+      // Bessel's correction n / (n - 1); one value per channel keeps the population variance.
+      PrimExpr n = Cast(t, ProductOf(ReducedDims(x.shape(), reduced)));
+      PrimExpr correction = Div(n, Max(n - Const(1.0, t), Const(1.0, t)));
+      running_variance = kb.Compute("unbiased_variance", channels,
+                                    [&](const Index& c) { return moments.variance(c) * correction; });
+    }
   }
   TensorRef result = kb.Compute("batch_norm", out.shape, [&](const Index& i) {
     Index c = {i[axis]};
@@ -72,7 +81,7 @@ Expr LegalizeBatchNorm(LegalizeContext& context, const CallNode& call) {
     });
   };
   TensorRef new_mean = update("new_mean", moving_mean, mean);
-  TensorRef new_var = update("new_var", moving_var, variance);
+  TensorRef new_var = update("new_var", moving_var, running_variance);
   return k.Finish(context, {result, new_mean, new_var});
 }
 

@@ -41,9 +41,12 @@ TEST(NormNumeric, BatchNormTrainingAndInference) {
     std::string params = c.params + StrCat(", %g: Tensor((", channels, ",), float32), %b: Tensor((", channels,
                                            ",), float32), %m: Tensor((", channels, ",), float32), %v: Tensor((",
                                            channels, ",), float32)");
-    for (bool training : {true, false}) {
+    int64_t per_channel = 1;
+    for (size_t d = 0; d < c.shape.size(); ++d) per_channel *= static_cast<int>(d) == axis ? 1 : c.shape[d];
+    for (auto [training, unbiased] : {std::pair{true, true}, {true, false}, {false, true}}) {
       std::string call = StrCat("nn.batch_norm(%x, %g, %b, %m, %v, axis=", c.axis,
-                                ", epsilon=0.001, momentum=0.2, training=", training ? "true" : "false", ")");
+                                ", epsilon=0.001, momentum=0.2, training=", training ? "true" : "false",
+                                ", unbiased_running_var=", unbiased ? "true" : "false", ")");
       SCOPED_TRACE(call);
       std::vector<Array> out = RunOp(params, call, {x, gamma, beta, mean, var});
       ASSERT_EQ(out.size(), 3u);
@@ -63,7 +66,9 @@ TEST(NormNumeric, BatchNormTrainingAndInference) {
         return training ? 0.8 * mean.at(i) + 0.2 * m[i[0]] : mean.at(i);
       }), 1e-5, 1e-6));
       EXPECT_TRUE(Near(out[2], Map({channels}, kF32, [&](const Idx& i) {
-        return training ? 0.8 * var.at(i) + 0.2 * v[i[0]] : var.at(i);
+        // The moving variance takes the unbiased batch variance (PyTorch), or the population one (ONNX).
+        double batch = unbiased ? v[i[0]] * per_channel / (per_channel - 1) : v[i[0]];
+        return training ? 0.8 * var.at(i) + 0.2 * batch : var.at(i);
       }), 1e-5, 1e-6));
     }
   }
