@@ -67,13 +67,14 @@ LrSchedule ScheduleFor(const TrainOptions& options, int64_t steps_per_epoch) {
   return schedule;
 }
 
-RunSettings SettingsOf(const TrainOptions& options, const Model& model, const LrSchedule& schedule) {
+RunSettings SettingsOf(const TrainOptions& options, const Model& model) {
   return {{"model (FNV-1a of its text)", model.hash},
           {"--loss", options.loss},
           {"--reduction", options.reduction},
           {"--optimizer", options.optimizer},
           {"optimizer options", options.OptimizerOptions()},
-          {"--schedule", schedule.ToString()},
+          // As given: a length derived from --epochs ("cosine") may grow when a run is extended.
+          {"--schedule", options.schedule},
           {"--batch-size", std::to_string(options.batch_size)},
           {"--seed", std::to_string(options.seed)}};
 }
@@ -148,7 +149,7 @@ void RunTraining(const TrainOptions& options) {
             << "; compiled in " << built << " s\n"
             << std::flush;
 
-  RunSettings settings = SettingsOf(options, model, schedule);
+  RunSettings settings = SettingsOf(options, model);
   TrainingHistory history;
   int first_epoch = 1;
   if (options.resume) {

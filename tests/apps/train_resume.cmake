@@ -70,6 +70,20 @@ if(NOT count EQUAL 3)
   message(FATAL_ERROR "again.json has ${count} epochs:\n${again}")
 endif()
 
+# A finished run is extended (docs/cli.md's example): the default cosine schedule, whose length
+# comes from --epochs, stretches over the longer run and continues from the step reached.
+set(default_schedule train --model ${MODEL} --data ${DATA} --batch-size 8 --backend reference --seed 5)
+run_rxt(0 out ${default_schedule} --epochs 1 --checkpoint-dir ${WORK_DIR}/c)
+run_rxt(0 out ${default_schedule} --epochs 2 --checkpoint-dir ${WORK_DIR}/c --resume)
+if(NOT out MATCHES "resumed from [^\n]*epoch-1.safetensors .epoch 1, step 8.[^\n]*\n.*epoch 2/2: loss")
+  message(FATAL_ERROR "the run was not extended:\n${out}")
+endif()
+# A length given explicitly is a setting like the others.
+run_rxt(1 out ${common} --epochs 4 --checkpoint-dir ${WORK_DIR}/b --resume --schedule cosine:total_steps=40)
+if(NOT out MATCHES "--schedule: cosine:total_steps=24 in the checkpoint, cosine:total_steps=40 now")
+  message(FATAL_ERROR "no schedule error:\n${out}")
+endif()
+
 # Other settings cannot resume.
 run_rxt(1 out ${common} --epochs 4 --checkpoint-dir ${WORK_DIR}/b --resume --lr 0.02)
 if(NOT out MATCHES "was made with other settings[^\n]*: optimizer options: lr=0.01 in the checkpoint, lr=0.02 now")
