@@ -83,7 +83,9 @@ IRModule Session::RunPasses(const IRModule& module, const std::vector<std::strin
   try {
     return rxt::RunPasses(module, passes);
   } catch (const Error& e) {
-    if (e.code() != ErrorCode::kUnimplemented || searched_ || !options_.search_path) throw;
+    // A missing gradient rule (kUnimplemented), loss or optimizer (kNotFound) may be a plugin's.
+    bool plugin_may_help = e.code() == ErrorCode::kUnimplemented || e.code() == ErrorCode::kNotFound;
+    if (!plugin_may_help || searched_ || !options_.search_path) throw;
   }
   LoadSearchPathOnce();
   return rxt::RunPasses(module, passes);

@@ -7,12 +7,16 @@
 #include "rxt/runtime/safetensors.h"
 #include "rxt/support/message_text.h"
 #include "rxt/transform/passes.h"
+#include "rxt/transform/training/append_loss.h"
+#include "rxt/transform/training/setup_trainer.h"
 
 namespace rxt {
 namespace {
 
 Pass BindParamsFromOptions();
 Pass GradientFromOptions();
+Pass AppendLossFromOptions();
+Pass SetupTrainerFromOptions();
 
 std::vector<PassEntry> PassTable() {
   return {
@@ -49,6 +53,20 @@ std::vector<PassEntry> PassTable() {
         {"target_index", "int, 0: the field of a tuple result that is the loss"}}},
       {"SimplifyTransposes", "Removes transposes differentiation leaves behind (permute_dims pairs, matmul operands).",
        SimplifyTransposes},
+      {"AppendLoss", "Adds <func>_loss: the backbone function followed by a loss of a loaded plugin.",
+       AppendLossFromOptions,
+       {{"func_name", "string, backbone: the backbone function"},
+        {"loss", "string, required: the loss by name (rxt plugins lists them), e.g. cross_entropy"},
+        {"loss_options", "string: the loss's options in attribute syntax, e.g. \"reduction=\\\"sum\\\"\""},
+        {"num_backbone_outputs", "int, 1: results of the backbone that the loss takes (the rest are states)"},
+        {"new_func_name", "string: the new function's name (default <func_name>_loss)"}}},
+      {"SetupTrainer", "Turns a backbone module (@backbone, param_num, state_num) into a trainer module.",
+       SetupTrainerFromOptions,
+       {{"loss", "string, required: the loss by name, e.g. cross_entropy"},
+        {"loss_options", "string: the loss's options in attribute syntax"},
+        {"optimizer", "string, required: the optimizer by name, e.g. sgd"},
+        {"optimizer_options", "string: the optimizer's options, e.g. \"lr=0.01, weight_decay=0.01\""},
+        {"legalize", "bool, true: run LegalizeOps at the end"}}},
   };
 }
 
@@ -129,6 +147,54 @@ Pass GradientFromOptions() {
     return Gradient(func_name, std::move(require_grads), target_index)(std::move(module), PassContext());
   };
   return CreateModulePass(run, "Gradient");
+}
+
+/// A required string option of |pass|.
+std::string RequiredString(const PassContext& context, const std::string& pass, const std::string& option,
+                           const std::string& example) {
+  std::string value = context.GetOption<std::string>(pass + "." + option, "");
+  if (value.empty()) {
+    Throw(ErrorCode::kInvalidArgument, pass, " by name needs the option ", option, " (e.g. ", pass, "(", option, "=",
+          example, "))");
+  }
+  return value;
+}
+
+/// AppendLoss by name: the loss comes from the process's plugins by name, for the struct info of
+/// the backbone's first output.
+Pass AppendLossFromOptions() {
+  auto run = [](IRModule module, const PassContext& context) {
+    std::string func_name = context.GetOption<std::string>("AppendLoss.func_name", "backbone");
+    std::string loss = RequiredString(context, "AppendLoss", "loss", "cross_entropy");
+    int64_t outputs = context.GetOption<int64_t>("AppendLoss.num_backbone_outputs", 1);
+    if (outputs < 1 || outputs > (1 << 20)) {
+      Throw(ErrorCode::kInvalidArgument, "pass option AppendLoss.num_backbone_outputs is ", outputs, "; expected 1 or more");
+    }
+    Function backbone = module.GetFunction(func_name);
+    StructInfo prediction = backbone->ret_sinfo;
+    if (const auto* tuple = prediction->As<TupleSINode>(); tuple != nullptr && !tuple->fields.empty()) {
+      prediction = tuple->fields[0];
+    }
+    Function loss_function = DefaultTrainingProvider().BuildLoss(
+        loss, context.GetOption<std::string>("AppendLoss.loss_options", ""), prediction);
+    return AppendLoss(std::move(module), func_name, loss_function, static_cast<int>(outputs),
+                      context.GetOption<std::string>("AppendLoss.new_func_name", ""));
+  };
+  return CreateModulePass(run, "AppendLoss");
+}
+
+/// SetupTrainer by name: loss and optimizer by name, from the process's plugins.
+Pass SetupTrainerFromOptions() {
+  auto run = [](IRModule module, const PassContext& context) {
+    TrainerSetup setup;
+    setup.loss = {RequiredString(context, "SetupTrainer", "loss", "cross_entropy"),
+                  context.GetOption<std::string>("SetupTrainer.loss_options", "")};
+    setup.optimizer = {RequiredString(context, "SetupTrainer", "optimizer", "sgd"),
+                       context.GetOption<std::string>("SetupTrainer.optimizer_options", "")};
+    setup.legalize = context.GetOption<bool>("SetupTrainer.legalize", true);
+    return SetupTrainer(std::move(module), setup);
+  };
+  return CreateModulePass(run, "SetupTrainer");
 }
 
 }  // namespace

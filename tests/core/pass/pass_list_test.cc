@@ -122,5 +122,33 @@ def @main(%x: Tensor((2, 3), float32), %w: Tensor((3,), float32), %i: Tensor((2,
   EXPECT_EQ(adjoint->attrs.Find("gradient_skipped"), nullptr);  // the parameters were chosen
 }
 
+// The training transforms by name: the loss and optimizer come from the process's plugins.
+TEST(RunPasses, AppendLossAndSetupTrainerTakeTheirLossAndOptimizerByName) {
+  for (const char* plugin : {RXT_GRAD_STD_PLUGIN, RXT_LOSS_STD_PLUGIN, RXT_OPTIM_STD_PLUGIN}) {
+    PluginHost::Global().Load(plugin);
+  }
+  IRModule backbone = ParseModule(R"(
+attributes {param_num = 2, state_num = 0}
+def @backbone(%x: Tensor((4, 3), float32), %w: Tensor((3, 2), float32), %b: Tensor((2,), float32))
+    -> Tensor((4, 2), float32) {
+  %h: Tensor((4, 2), float32) = matmul(%x, %w)
+  %y: Tensor((4, 2), float32) = add(%h, %b)
+  return %y
+})");
+  IRModule with_loss = RunPasses(backbone, {"AppendLoss(loss=mse, loss_options=\"reduction=\\\"sum\\\"\")"});
+  Function loss = with_loss.GetFunction("backbone_loss");
+  EXPECT_EQ(loss->params.size(), 4u);  // x, w, b, then the targets
+  EXPECT_EQ(PrintStructInfo(loss->ret_sinfo), "Tensor((), float32)");
+
+  IRModule trainer = RunPasses(backbone, {"SetupTrainer(loss=mse, optimizer=sgd, optimizer_options=\"lr=0.1\")"});
+  EXPECT_TRUE(trainer.FindFunction("train_step"));
+  EXPECT_TRUE(trainer.FindFunction("predict"));
+  EXPECT_NE(ErrorOf([&] { RunPasses(backbone, {"SetupTrainer(optimizer=sgd)"}); })
+                .find("SetupTrainer by name needs the option loss (e.g. SetupTrainer(loss=cross_entropy))"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([&] { RunPasses(backbone, {"AppendLoss(loss=no_such_loss)"}); }).find("no_such_loss"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace rxt

@@ -89,8 +89,8 @@ class Session {
   /// op has no rule, the search path is loaded (once, unless off) and it runs again.
   IRModule Differentiate(const IRModule& module, const std::string& function, std::vector<int> require_grads);
   /// Runs passes by name, with options (pass/pass_list.h: "Gradient(func_name=main), Normalize");
-  /// if one fails for want of a gradient rule, the search path is loaded (once, unless off) and
-  /// they run again. Passes by name use the process's plugins (the default context's).
+  /// if one fails for want of a gradient rule, a loss or an optimizer, the search path is loaded
+  /// (once, unless off) and they run again. Passes by name use the process's plugins (the default context's).
   IRModule RunPasses(const IRModule& module, const std::vector<std::string>& passes);
   /// The backend, libraries and options a build of |request| uses (loads plugins as needed).
   BuildOptions Resolve(const BuildRequest& request);
