@@ -36,6 +36,7 @@ packages=(
   ocl-icd-opencl-dev    # needed by oneDNN's CMake package (DNNL::dnnl)
   dataset-fashion-mnist # the training data of the seed MLP
   python3-numpy         # reference results in tests, DLPack interop of the Python bindings
+  python3-torch         # PyTorch autograd as the reference of docs/tutorial.md's test (run with /usr/bin/python3)
 )
 
 # shellcheck source=apt_install.sh

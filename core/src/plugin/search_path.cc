@@ -33,8 +33,11 @@ void AddOnce(std::vector<std::string>& dirs, const std::string& dir) {
 /// the install's bin/ or lib/ directory; the candidate that exists wins (bin/'s if neither).
 std::string InstallPluginDir() {
   std::error_code ec;
-  fs::path binary_dir = fs::absolute(boost::dll::this_line_location(ec)).parent_path();
+  fs::path location = boost::dll::this_line_location(ec);
+  // dladdr names the main program as it was started: "rxt" when found on PATH. Ask the kernel.
+  if (!ec && !location.has_parent_path()) location = boost::dll::program_location(ec);
   if (ec) return "";
+  fs::path binary_dir = fs::absolute(location).parent_path();
   fs::path from_bin = (binary_dir / RXT_PLUGIN_DIR_FROM_BINDIR).lexically_normal();
   fs::path from_lib = (binary_dir / RXT_PLUGIN_DIR_FROM_LIBDIR).lexically_normal();
   if (!fs::is_directory(from_bin, ec) && fs::is_directory(from_lib, ec)) return from_lib.string();
