@@ -1,15 +1,27 @@
 // rxt build FILE -o OUT.rxtx [--backend NAME]: parse, legalize the remaining op calls, compile
 // to VM bytecode with portable kernels, save the executable. Plugins, backend and libraries are
-// resolved by the build session (exec/session.h), as the C ABI does.
+// resolved by the build session (exec/session.h), as the C ABI does. When the backend can, the
+// kernels are also compiled ahead of time into OUT.so, so that `rxt run` starts at once.
 #include <iostream>
 #include <memory>
 
 #include "command.h"
 #include "plugin_options.h"
 #include "rxt/exec/session.h"
+#include "rxt/plugin/kernel_library_emitter.h"
 #include "session_notes.h"
 
 namespace rxt::cli {
+namespace {
+
+/// OUT.rxtx -> OUT.so (another name: OUT.rxtx.so).
+std::string DefaultKernelLibraryPath(const std::string& output) {
+  const std::string suffix = ".rxtx";
+  bool has_suffix = output.size() > suffix.size() && output.compare(output.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return (has_suffix ? output.substr(0, output.size() - suffix.size()) : output) + ".so";
+}
+
+}  // namespace
 
 void AddBuildCommand(CLI::App& app, CommandResult& result) {
   struct Options {
@@ -18,6 +30,7 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
     std::string backend;  // empty: the session's default (cpu if loaded, else reference)
     std::vector<std::string> libraries;
     std::string emit_library;
+    bool no_emit_library = false;
     PluginOptions plugins;
   };
   auto options = std::make_shared<Options>();
@@ -33,6 +46,9 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
                     "Also compile the kernels ahead of time into this shared library (OUT.so), which 'rxt run' "
                     "then uses without a compiler; needs a backend that can (cpu)")
       ->type_name("OUT.so");
+  build->add_flag("--no-emit-library", options->no_emit_library,
+                  "Do not compile the kernels ahead of time (by default they go to OUT.so when the backend can; "
+                  "'rxt run' then compiles them at each run)");
   AddPluginOptions(build, &options->plugins);
   build->footer("Runs the build pipeline first (LegalizeOps, then fusion), so op calls become kernels. Example:\n"
                 "  rxt build examples/my_module.rxt -o my_module.rxtx");
@@ -44,11 +60,25 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
     Executable exec =
         NamingFileInErrors(options->file, [&] { return session.Build(std::move(module), request); });
     PrintNotes(session);
+    std::string library = options->emit_library;
+    if (library.empty() && !options->no_emit_library && !exec.kernels.empty()) {
+      library = DefaultKernelLibraryPath(options->output);
+      try {
+        EmitKernelLibrary(exec, library, session.plugins());
+      } catch (const Error& e) {
+        // A backend without an ahead-of-time compiler (reference), or no linker: kernels then
+        // compile at each run, as before.
+        if (e.code() != ErrorCode::kFailedPrecondition) {
+          std::cerr << "rxt: note: kernels not compiled ahead of time (" << e.what() << "): 'rxt run' compiles them\n";
+        }
+        library.clear();
+      }
+    }
     exec.Save(options->output);
     auto count = [](size_t n, const char* what) { return StrCat(n, " ", what, n == 1 ? "" : "s"); };
     std::cout << options->output << ": " << count(exec.functions.size(), "function") << ", "
               << count(exec.kernels.size(), "kernel") << ", backend " << (exec.backend.empty() ? "any" : exec.backend)
-              << (exec.aot_library.empty() ? "" : ", kernel library " + options->emit_library) << "\n";
+              << (exec.aot_library.empty() ? "" : ", kernel library " + library) << "\n";
     result.exit_code = 0;
   });
 }

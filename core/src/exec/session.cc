@@ -9,6 +9,7 @@
 #include "rxt/ir/parser.h"
 #include "rxt/pass/pass_registry.h"
 #include "rxt/transform/training/gradient.h"
+#include "rxt/plugin/kernel_library_emitter.h"
 #include "rxt/plugin/plugin_kernel_provider.h"
 #include "rxt/runtime/aot_library.h"
 #include "rxt/runtime/extern.h"
@@ -157,7 +158,11 @@ void Session::RequireLibrary(const std::string& library) const {
 }
 
 Executable Session::Build(IRModule module, const BuildRequest& request) {
-  return rxt::Build(std::move(module), Resolve(request));
+  BuildOptions options = Resolve(request);
+  options.emit_library.clear();  // emitted below, by this session's plugins
+  Executable exec = rxt::Build(std::move(module), options);
+  if (!request.emit_library.empty()) EmitKernelLibrary(exec, request.emit_library, host_);
+  return exec;
 }
 
 std::unique_ptr<Trainer> Session::CreateTrainer(const IRModule& module, const TrainRequest& request) {

@@ -105,6 +105,9 @@ class Session {
   /// plugins (and the process's), on the context's threads and allocator.
   RunnableExecutable CreateVM(Executable exec, const std::string& backend = "");
 
+  /// Its plugin host.
+  PluginHost& plugins() const { return host_; }
+
   /// What the session decided that a user may want to know, one line each: search-path
   /// plugins that failed to load, default libraries no plugin provides, the reference
   /// fallback. The rxt command prints them; the C ABI sends them to the plugin log.
