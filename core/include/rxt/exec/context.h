@@ -39,6 +39,7 @@ struct ContextOptions {
   std::optional<Allocator> allocator;
 };
 
+/// It must outlive the sessions, VMs and trainers made in it (the C ABI's handles keep theirs).
 class Context {
  public:
   /// Throws what loading options.plugins throws, and kInvalidArgument for a negative thread
