@@ -92,10 +92,13 @@ Pass Gradient(std::string func_name, std::optional<std::vector<int>> require_gra
 /// fewer transposes (matmul(aT, bT) = (b a)T; (a bT)T = b aT). Run it after Gradient.
 Pass SimplifyTransposes();
 
-// Training transforms, in their own headers (not by name: they take functions and plugin items):
-//   AppendLoss (transform/training/append_loss.h): appends a loss function to a backbone function.
-//   SetupTrainer (transform/training/setup_trainer.h): backbone module -> trainer module (loss, adjoint,
-//   optimizer, predict, train_step, attributes), docs/training.md.
+// Training transforms, in their own headers (they take functions and plugin items; by name they
+// take the loss and optimizer by name, from the process's plugins):
+//   Pass AppendLoss(...) (transform/training/append_loss.h): appends a loss function to a
+//   backbone function. By name: AppendLoss(loss=mse, loss_options="...", func_name=backbone).
+//   Pass SetupTrainer(...) (transform/training/setup_trainer.h): backbone module -> trainer
+//   module (loss, adjoint, optimizer, predict, train_step, attributes), docs/training.md. By
+//   name: SetupTrainer(loss=..., optimizer=..., optimizer_options="...", legalize=true).
 
 // ---- By name (pass/pass_registry.h: ListPasses, CreatePass, RunPasses).
 
