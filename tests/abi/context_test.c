@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "linear_backbone.h"
 
 #define PLUGIN(name) RXT_BUILD_PLUGIN_DIR "/" name
 static const char* const kReference[] = {PLUGIN("rxt_backend_reference.so"), RXT_TEST_PLUGIN_DIR "/externs/test_extern.so"};
@@ -22,17 +23,6 @@ static const char kThreads[] =
     "  return %n\n"
     "}\n";
 
-static const char kLinear[] =
-    "attributes {param_num = 2, state_num = 0}\n"
-    "def @backbone(%x: Tensor((4, 3), float32), %w: Tensor((3, 2), float32), %b: Tensor((2,), float32))\n"
-    "    -> Tensor((4, 2), float32) {\n"
-    "  dataflow {\n"
-    "    %h = matmul(%x, %w)\n"
-    "    %out = add(%h, %b)\n"
-    "    output %out\n"
-    "  }\n"
-    "  return %out\n"
-    "}\n";
 
 typedef struct {
   int lines;
@@ -200,7 +190,7 @@ static void test_a_trainer_runs_in_its_context_with_its_allocator(void) {
   options.allocator_user_data = &counts;
   CHECK_OK(rxt_context_create(&options, &context));
   if (context == NULL) return;
-  CHECK_OK(rxt_module_parse(kLinear, sizeof(kLinear) - 1, "linear.rxt", &module));
+  CHECK_OK(rxt_module_parse(kLinearBackbone, sizeof(kLinearBackbone) - 1, "linear.rxt", &module));
   rxt_trainer_options_init(&trainer_options);
   trainer_options.loss = "mse";
   trainer_options.optimizer = "sgd";

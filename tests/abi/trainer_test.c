@@ -10,18 +10,8 @@
 #include <string.h>
 
 #include "check.h"
+#include "linear_backbone.h"
 
-static const char kBackbone[] =
-    "attributes {param_num = 2, state_num = 0}\n"
-    "def @backbone(%x: Tensor((4, 3), float32), %w: Tensor((3, 2), float32), %b: Tensor((2,), float32))\n"
-    "    -> Tensor((4, 2), float32) {\n"
-    "  dataflow {\n"
-    "    %h = matmul(%x, %w)\n"
-    "    %out = add(%h, %b)\n"
-    "    output %out\n"
-    "  }\n"
-    "  return %out\n"
-    "}\n";
 
 /* ---- Tensors owned by the test (borrowed by the trainer, which copies them) ----------------- */
 
@@ -84,7 +74,7 @@ static rxt_trainer_t* make_trainer(const char* optimizer, const char* optimizer_
   rxt_module_t* module = NULL;
   rxt_trainer_t* trainer = NULL;
   rxt_trainer_options_t options;
-  CHECK_OK(rxt_module_parse(kBackbone, sizeof(kBackbone) - 1, "linear.rxt", &module));
+  CHECK_OK(rxt_module_parse(kLinearBackbone, sizeof(kLinearBackbone) - 1, "linear.rxt", &module));
   rxt_trainer_options_init(&options);
   options.backend = "reference";
   options.loss = "mse";
@@ -395,7 +385,7 @@ static void test_errors(void) {
   CHECK_OK(rxt_trainer_step(trainer, &step));
   CHECK(step == 0);  /* nothing ran */
 
-  CHECK_OK(rxt_module_parse(kBackbone, sizeof(kBackbone) - 1, "linear.rxt", &module));
+  CHECK_OK(rxt_module_parse(kLinearBackbone, sizeof(kLinearBackbone) - 1, "linear.rxt", &module));
   CHECK_ERROR(rxt_trainer_create(module, NULL, &none), RXT_INVALID_ARGUMENT,
               "a backbone module needs options->loss and options->optimizer");
   rxt_trainer_options_init(&options);
@@ -436,7 +426,7 @@ static void test_options_struct_size(void) {
   rxt_trainer_t* trainer = NULL;
   double lr = 0;
   char expected[64];
-  CHECK_OK(rxt_module_parse(kBackbone, sizeof(kBackbone) - 1, "linear.rxt", &module));
+  CHECK_OK(rxt_module_parse(kLinearBackbone, sizeof(kLinearBackbone) - 1, "linear.rxt", &module));
   if (module == NULL) return;
   memset(&newer, 0, sizeof(newer));
   rxt_trainer_options_init(&newer.known);
