@@ -95,10 +95,17 @@ OpPatternKind AnalyzeOpPattern(const KernelFunctionNode& kernel) {
     OpPatternKind kind = StageKind(stages[i]);
     if (kind == OpPatternKind::kOpaque) return kind;
     if (!stages[i].is_reduce) continue;
-    // One reduction, last, after spatial stages into local buffers (e.g. padding).
-    if (i + 1 != stages.size()) return OpPatternKind::kOpaque;
+    // One reduction after spatial stages into local buffers (e.g. padding), last — or, for a
+    // sum, followed by spatial stages only (rounding a wide accumulator, dividing by a count).
     for (size_t j = 0; j < i; ++j) {
       if (!locals.count(stages[j].store->buffer.get())) return OpPatternKind::kOpaque;
+    }
+    if (i + 1 == stages.size()) return kind;
+    if (kind != OpPatternKind::kCommReduce || !locals.count(stages[i].store->buffer.get())) {
+      return OpPatternKind::kOpaque;
+    }
+    for (size_t j = i + 1; j < stages.size(); ++j) {
+      if (stages[j].is_reduce || StageKind(stages[j]) == OpPatternKind::kOpaque) return OpPatternKind::kOpaque;
     }
     return kind;
   }

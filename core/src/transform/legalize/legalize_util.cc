@@ -122,6 +122,21 @@ std::vector<bool> AxisMask(const CallNode& call, int ndim, const std::optional<s
   return mask;
 }
 
+DType AccumulationDType(DType dtype) { return IsFloat(dtype) ? DType::kFloat64 : dtype; }
+
+TensorRef WideSum(KernelBuilder& kb, const std::string& name, Dims shape, Dims extents, const ReduceFn& fn) {
+  return kb.Reduce(name, std::move(shape), std::move(extents), ReduceKind::kSum,
+                   [&](const Index& i, const Index& r) {
+                     PrimExpr value = fn(i, r);
+                     return te::Cast(AccumulationDType(value->dtype), value);
+                   });
+}
+
+TensorRef Narrow(KernelBuilder& kb, const std::string& name, const TensorRef& x, DType dtype) {
+  if (x.dtype() == dtype) return x;
+  return kb.Compute(name, x.shape(), [&](const Index& i) { return te::Cast(dtype, x(i)); });
+}
+
 void SetLegalization(OpRegistry& registry, const std::string& name, FLegalize legalize) {
   OpDef* op = registry.FindMutable(name);
   RXT_CHECK(op != nullptr, "no op named ", name, " to legalize");

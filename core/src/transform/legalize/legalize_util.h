@@ -69,6 +69,17 @@ Dims ReducedDims(const Dims& shape, const std::vector<bool>& reduced);
 /// Which of |ndim| axes appear in |axes| (none: every axis).
 std::vector<bool> AxisMask(const CallNode& call, int ndim, const std::optional<std::vector<int64_t>>& axes);
 
+/// Float sums accumulate in float64 (each float16/bfloat16/float32 value widened, the result
+/// rounded once), as PyTorch's CPU reductions do: a one-by-one float32 sum of n values loses
+/// up to n ulps. Integer and float64 sums keep their dtype. GEMMs and convolutions keep
+/// float32 accumulators (so do PyTorch's).
+DType AccumulationDType(DType dtype);
+/// Reduce(kSum) of fn's values, widened to AccumulationDType: the result stays wide, for the
+/// stages that use it; Narrow gives the op's dtype back.
+TensorRef WideSum(KernelBuilder& kb, const std::string& name, Dims shape, Dims extents, const ReduceFn& fn);
+/// |x| cast to |dtype|, as a stage named |name| (|x| itself when it already has |dtype|).
+TensorRef Narrow(KernelBuilder& kb, const std::string& name, const TensorRef& x, DType dtype);
+
 /// Sets |legalize| on op |name| unless it has one already.
 void SetLegalization(OpRegistry& registry, const std::string& name, FLegalize legalize);
 

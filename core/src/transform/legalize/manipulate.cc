@@ -50,7 +50,7 @@ Expr LegalizeBroadcastTo(LegalizeContext& context, const CallNode& call) {
 // |axis| are positions in the result.
 
 // Sums the leading dims x has beyond the target, and the dims where the target is 1 and x
-// is not.
+// is not (float sums in float64, as every sum: AccumulationDType).
 Expr LegalizeCollapseSumTo(LegalizeContext& context, const CallNode& call) {
   OutputTensor out = OutputOf(call);
   RequireNumeric(call, out.dtype);
@@ -62,9 +62,9 @@ Expr LegalizeCollapseSumTo(LegalizeContext& context, const CallNode& call) {
     bool target_one = d >= static_cast<int>(lead) && infer::StaticDim(out.shape[d - lead]) == 1;
     reduced[d] = d < static_cast<int>(lead) || (target_one && infer::StaticDim(x.dim(d)) != 1);
   }
-  TensorRef result = k.builder().Reduce(
-      "collapse_sum_to", out.shape, ReducedDims(x.shape(), reduced), ReduceKind::kSum,
-      [&](const Index& i, const Index& r) {
+  KernelBuilder& kb = k.builder();
+  TensorRef wide = WideSum(
+      kb, "collapse_sum_wide", out.shape, ReducedDims(x.shape(), reduced), [&](const Index& i, const Index& r) {
         Index in;
         size_t next_reduce = 0;
         for (int d = 0; d < x.ndim(); ++d) {
@@ -76,7 +76,7 @@ Expr LegalizeCollapseSumTo(LegalizeContext& context, const CallNode& call) {
         }
         return x(in);
       });
-  return k.Finish(context, {result});
+  return k.Finish(context, {Narrow(kb, "collapse_sum_to", wide, out.dtype)});
 }
 
 }  // namespace

@@ -47,11 +47,11 @@ Expr LegalizeNllLoss(LegalizeContext& context, const CallNode& call) {
   auto over_targets = [](const std::function<PrimExpr(const Index&)>& f) {
     return [f](const Index&, const Index& r) { return f(r); };
   };
-  TensorRef total = kb.Reduce(reduction == "sum" ? "nll_loss" : "loss_sum", {}, target_shape, ReduceKind::kSum,
-                              over_targets(loss));
-  if (reduction == "sum") return k.Finish(context, {total});
-  TensorRef total_weight = kb.Reduce("weight_sum", {}, target_shape, ReduceKind::kSum, over_targets(weight));
-  TensorRef mean = kb.Compute("nll_loss", {}, [&](const Index&) { return Div(total({}), total_weight({})); });
+  TensorRef total = WideSum(kb, "loss_sum", {}, target_shape, over_targets(loss));
+  if (reduction == "sum") return k.Finish(context, {Narrow(kb, "nll_loss", total, t)});
+  TensorRef total_weight = WideSum(kb, "weight_sum", {}, target_shape, over_targets(weight));
+  TensorRef mean =
+      kb.Compute("nll_loss", {}, [&](const Index&) { return Cast(t, Div(total({}), total_weight({}))); });
   return k.Finish(context, {mean});
 }
 
@@ -62,10 +62,10 @@ Expr LegalizeCrossEntropyWithLogits(LegalizeContext& context, const CallNode& ca
   KernelBuilder& kb = k.builder();
   TensorRef predictions = k.Tensor(0), labels = k.Tensor(1);
   PrimExpr batch = predictions.ndim() == 1 ? Int(1) : predictions.dim(0);
-  TensorRef sum = kb.Reduce("sum", {}, predictions.shape(), ReduceKind::kSum,
-                            [&](const Index&, const Index& r) { return labels(r) * predictions(r); });
+  TensorRef sum = WideSum(kb, "sum", {}, predictions.shape(),
+                          [&](const Index&, const Index& r) { return labels(r) * predictions(r); });
   TensorRef result = kb.Compute("cross_entropy_with_logits", {}, [&](const Index&) {
-    return Div(Call("neg", sum({})), Cast(out.dtype, batch));
+    return Cast(out.dtype, Div(Call("neg", sum({})), Cast(sum.dtype(), batch)));
   });
   return k.Finish(context, {result});
 }

@@ -14,7 +14,9 @@ namespace {
 
 using namespace te;
 
-/// Mean and population variance of x over the |reduced| dims, per element of the others.
+/// Mean and population variance of x over the |reduced| dims, per element of the others, in
+/// x's AccumulationDType (float64 for float32): normalizing with wide statistics keeps
+/// x - mean exact where the channel mean is large next to its spread.
 struct Moments {
   TensorRef mean, variance;
 };
@@ -24,12 +26,12 @@ Moments ComputeMoments(KernelBuilder& kb, const TensorRef& x, const std::vector<
   for (int d = 0; d < x.ndim(); ++d) {
     if (!reduced[d]) kept.push_back(x.dim(d));
   }
-  DType dtype = x.dtype();
-  PrimExpr count = Cast(dtype, ProductOf(extents));
-  auto load = [&](const Index& i, const Index& r) { return x(ReductionInputIndex(i, r, reduced, false)); };
-  TensorRef sum = kb.Reduce("sum", kept, extents, ReduceKind::kSum, load);
+  DType wide = AccumulationDType(x.dtype());
+  PrimExpr count = Cast(wide, ProductOf(extents));
+  auto load = [&](const Index& i, const Index& r) { return Cast(wide, x(ReductionInputIndex(i, r, reduced, false))); };
+  TensorRef sum = WideSum(kb, "sum", kept, extents, load);
   TensorRef mean = kb.Compute("mean", kept, [&](const Index& i) { return Div(sum(i), count); });
-  TensorRef squares = kb.Reduce("square_sum", kept, extents, ReduceKind::kSum, [&](const Index& i, const Index& r) {
+  TensorRef squares = WideSum(kb, "square_sum", kept, extents, [&](const Index& i, const Index& r) {
     PrimExpr d = load(i, r) - mean(i);
     return d * d;
   });
@@ -37,10 +39,13 @@ Moments ComputeMoments(KernelBuilder& kb, const TensorRef& x, const std::vector<
   return {mean, variance};
 }
 
+/// (x - mean) / sqrt(variance + epsilon) * gamma + beta, computed in the statistics' dtype and
+/// rounded once to x's.
 PrimExpr Normalize(const PrimExpr& x, const PrimExpr& mean, const PrimExpr& variance, double epsilon,
                    const PrimExpr& gamma, const PrimExpr& beta) {
-  DType t = x->dtype;
-  return Div(x - mean, Call("sqrt", variance + Const(epsilon, t))) * gamma + beta;
+  DType w = mean->dtype;
+  PrimExpr scaled = Div(Cast(w, x) - mean, Call("sqrt", variance + Const(epsilon, w))) * Cast(w, gamma);
+  return Cast(x->dtype, scaled + Cast(w, beta));
 }
 
 Expr LegalizeBatchNorm(LegalizeContext& context, const CallNode& call) {
@@ -55,20 +60,22 @@ Expr LegalizeBatchNorm(LegalizeContext& context, const CallNode& call) {
   DType t = out.dtype;
   Dims channels = OutputField(call, 1).shape;
 
-  TensorRef mean = moving_mean, variance = moving_var, running_variance = moving_var;
+  TensorRef mean = moving_mean, variance = moving_var, running_mean = moving_mean, running_variance = moving_var;
   if (infer::BoolAttr(call, "training")) {
     std::vector<bool> reduced(x.ndim(), true);
     reduced[axis] = false;
     Moments moments = ComputeMoments(kb, x, reduced);
     mean = moments.mean;
-    variance = running_variance = moments.variance;
-    if (infer::BoolAttr(call, "unbiased_running_var")) {
-      // Bessel's correction n / (n - 1); one value per channel keeps the population variance.
-      PrimExpr n = Cast(t, ProductOf(ReducedDims(x.shape(), reduced)));
-      PrimExpr correction = Div(n, Max(n - Const(1.0, t), Const(1.0, t)));
-      running_variance = kb.Compute("unbiased_variance", channels,
-                                    [&](const Index& c) { return moments.variance(c) * correction; });
-    }
+    variance = moments.variance;
+    running_mean = Narrow(kb, "batch_mean", mean, t);
+    DType w = variance.dtype();
+    // Bessel's correction n / (n - 1) unless ONNX's rule (the population variance) is asked.
+    PrimExpr n = Cast(w, ProductOf(ReducedDims(x.shape(), reduced)));
+    PrimExpr correction = infer::BoolAttr(call, "unbiased_running_var")
+                              ? Div(n, Max(n - Const(1.0, w), Const(1.0, w)))
+                              : Const(1.0, w);
+    running_variance = kb.Compute("running_variance", channels,
+                                  [&](const Index& c) { return Cast(t, variance(c) * correction); });
   }
   TensorRef result = kb.Compute("batch_norm", out.shape, [&](const Index& i) {
     Index c = {i[axis]};
@@ -80,7 +87,7 @@ Expr LegalizeBatchNorm(LegalizeContext& context, const CallNode& call) {
       return Const(1 - momentum, t) * moving(c) + Const(momentum, t) * batch(c);
     });
   };
-  TensorRef new_mean = update("new_mean", moving_mean, mean);
+  TensorRef new_mean = update("new_mean", moving_mean, running_mean);
   TensorRef new_var = update("new_var", moving_var, running_variance);
   return k.Finish(context, {result, new_mean, new_var});
 }

@@ -1,7 +1,8 @@
-/// Legalization of the reductions and of softmax / log_softmax. mean and variance divide a
-/// sum by the count of reduced elements; variance takes two passes (the mean, then the mean
-/// squared deviation) for accuracy; argmax finds the maximum, then its first position; the
-/// softmaxes subtract the maximum before exponentiating (numerically stable).
+/// Legalization of the reductions and of softmax / log_softmax. Float sums accumulate in
+/// float64 (AccumulationDType); mean and variance divide a sum by the count of reduced
+/// elements; variance takes two passes (the mean, then the mean squared deviation), both wide;
+/// argmax finds the maximum, then its first position; the softmaxes subtract the maximum
+/// before exponentiating (numerically stable).
 #include "legalize_util.h"
 
 namespace rxt::legalize {
@@ -36,9 +37,14 @@ FLegalize Reducer(ReduceKind kind) {
     KernelCall k(call);
     Reduction red = ReadReduction(k, call, infer::OptionalIntListAttr(call, "axis"));
     RequireNumeric(call, red.out.dtype);
-    TensorRef result = k.builder().Reduce(AsOp(call.callee)->name(), red.out.shape, red.Extents(), kind,
-                                          [&](const Index& i, const Index& r) { return red.Load(i, r); });
-    return k.Finish(context, {result});
+    KernelBuilder& kb = k.builder();
+    auto load = [&](const Index& i, const Index& r) { return red.Load(i, r); };
+    std::string name = AsOp(call.callee)->name();
+    if (kind == ReduceKind::kSum) {
+      TensorRef wide = WideSum(kb, name + "_wide", red.out.shape, red.Extents(), load);
+      return k.Finish(context, {Narrow(kb, name, wide, red.out.dtype)});
+    }
+    return k.Finish(context, {kb.Reduce(name, red.out.shape, red.Extents(), kind, load)});
   };
 }
 
@@ -47,10 +53,11 @@ Expr LegalizeMean(LegalizeContext& context, const CallNode& call) {
   Reduction red = ReadReduction(k, call, infer::OptionalIntListAttr(call, "axis"));
   RequireNumeric(call, red.out.dtype);
   KernelBuilder& kb = k.builder();
-  TensorRef sum = kb.Reduce("sum", red.out.shape, red.Extents(), ReduceKind::kSum,
-                            [&](const Index& i, const Index& r) { return red.Load(i, r); });
-  TensorRef mean =
-      kb.Compute("mean", red.out.shape, [&](const Index& i) { return Div(sum(i), red.Count(red.out.dtype)); });
+  TensorRef sum = WideSum(kb, "sum", red.out.shape, red.Extents(),
+                          [&](const Index& i, const Index& r) { return red.Load(i, r); });
+  TensorRef mean = kb.Compute("mean", red.out.shape, [&](const Index& i) {
+    return Cast(red.out.dtype, Div(sum(i), red.Count(sum.dtype())));
+  });
   return k.Finish(context, {mean});
 }
 
@@ -59,17 +66,17 @@ Expr LegalizeVariance(LegalizeContext& context, const CallNode& call) {
   Reduction red = ReadReduction(k, call, infer::OptionalIntListAttr(call, "axis"));
   RequireNumeric(call, red.out.dtype);
   KernelBuilder& kb = k.builder();
-  DType dtype = red.out.dtype;
-  auto load = [&](const Index& i, const Index& r) { return red.Load(i, r); };
-  TensorRef sum = kb.Reduce("sum", red.out.shape, red.Extents(), ReduceKind::kSum, load);
-  TensorRef mean = kb.Compute("mean", red.out.shape, [&](const Index& i) { return Div(sum(i), red.Count(dtype)); });
-  TensorRef squares = kb.Reduce("square_sum", red.out.shape, red.Extents(), ReduceKind::kSum,
-                                [&](const Index& i, const Index& r) {
-                                  PrimExpr d = load(i, r) - mean(i);
-                                  return d * d;
-                                });
-  TensorRef variance =
-      kb.Compute("variance", red.out.shape, [&](const Index& i) { return Div(squares(i), red.Count(dtype)); });
+  DType wide = AccumulationDType(red.out.dtype);
+  auto load = [&](const Index& i, const Index& r) { return Cast(wide, red.Load(i, r)); };
+  TensorRef sum = WideSum(kb, "sum", red.out.shape, red.Extents(), load);
+  TensorRef mean = kb.Compute("mean", red.out.shape, [&](const Index& i) { return Div(sum(i), red.Count(wide)); });
+  TensorRef squares = WideSum(kb, "square_sum", red.out.shape, red.Extents(), [&](const Index& i, const Index& r) {
+    PrimExpr d = load(i, r) - mean(i);
+    return d * d;
+  });
+  TensorRef variance = kb.Compute("variance", red.out.shape, [&](const Index& i) {
+    return Cast(red.out.dtype, Div(squares(i), red.Count(wide)));
+  });
   return k.Finish(context, {variance});
 }
 
@@ -116,12 +123,13 @@ FLegalize Softmax(bool log) {
     };
     KernelBuilder& kb = k.builder();
     TensorRef max = kb.Reduce("max", rest, {x.dim(axis)}, ReduceKind::kMax, load);
-    TensorRef sum = kb.Reduce("exp_sum", rest, {x.dim(axis)}, ReduceKind::kSum,
-                              [&](const Index& i, const Index& r) { return Call("exp", load(i, r) - max(i)); });
+    TensorRef sum = WideSum(kb, "exp_sum", rest, {x.dim(axis)},
+                            [&](const Index& i, const Index& r) { return Call("exp", load(i, r) - max(i)); });
     TensorRef result = kb.Compute(log ? "log_softmax" : "softmax", out.shape, [&](const Index& i) {
       Index j = without_axis(i);
       PrimExpr shifted = x(i) - max(j);
-      return log ? shifted - Call("log", sum(j)) : Div(Call("exp", shifted), sum(j));
+      PrimExpr total = Cast(out.dtype, log ? Call("log", sum(j)) : sum(j));  // rounded once
+      return log ? shifted - total : Div(Call("exp", shifted), total);
     });
     return k.Finish(context, {result});
   };

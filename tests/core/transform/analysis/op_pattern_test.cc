@@ -42,8 +42,10 @@ TEST(OpPattern, LegalizedKernelsRecordTheirKind) {
   EXPECT_EQ(KindOf("%d: Tensor((1, 2, 5, 5), float32), %k: Tensor((3, 2, 3, 3), float32)",
                    "nn.conv2d(%d, %k, padding=[1, 1, 1, 1])"),
             "out_ewise_fusable");
-  EXPECT_EQ(KindOf(x, "softmax(%x, axis=1)"), "opaque");  // reductions, then more work
-  EXPECT_EQ(KindOf(x, "mean(%x, axis=[1])"), "opaque");
+  EXPECT_EQ(KindOf(x, "softmax(%x, axis=1)"), "opaque");  // two reductions, then more work
+  EXPECT_EQ(KindOf(x, "variance(%x, axis=[1])"), "opaque");
+  // One (wide) sum, then elementwise stages (round it, divide by the count): still a reduction.
+  EXPECT_EQ(KindOf(x, "mean(%x, axis=[1])"), "comm_reduce");
 }
 
 TEST(OpPattern, HandWrittenKernelsAreAnalyzed) {

@@ -74,6 +74,26 @@ TEST(NormNumeric, BatchNormTrainingAndInference) {
   }
 }
 
+// Channel means large next to their spread: the statistics and x - mean are computed in
+// float64 (rounded once into the result), so the result is as accurate as float32 holds it.
+TEST(NormNumeric, BatchNormIsAccurateWhereChannelMeansAreLarge) {
+  Shape shape = {64, 2, 4, 4};
+  Array x = Map(shape, kF32, [&](const Idx& i) { return (i[1] == 0 ? 300 : -40) + std::sin(0.37 * (i[0] * 16 + i[2] * 4 + i[3])); });
+  Array gamma{kF32, {2}, {1.5, 0.75}}, beta{kF32, {2}, {0.25, -1}}, zeros{kF32, {2}, {0, 0}}, ones{kF32, {2}, {1, 1}};
+  std::vector<Array> out = RunOp(
+      "%x: Tensor((64, 2, 4, 4), float32), %g: Tensor((2,), float32), %b: Tensor((2,), float32), "
+      "%m: Tensor((2,), float32), %v: Tensor((2,), float32)",
+      "nn.batch_norm(%x, %g, %b, %m, %v, axis=1, epsilon=1e-05, training=true)", {x, gamma, beta, zeros, ones});
+  double m[2], v[2];
+  for (int64_t ch = 0; ch < 2; ++ch) std::tie(m[ch], v[ch]) = Moments(x, [&](const Idx& i) { return i[1] == ch; });
+  Array expected = Map(shape, kF32, [&](const Idx& i) {
+    int64_t ch = i[1];
+    return (x.at(i) - m[ch]) / std::sqrt(v[ch] + 1e-5) * gamma.data[ch] + beta.data[ch];
+  });
+  // One float32 rounding (6e-8 relative) and an ulp of the tiniest results, no more.
+  EXPECT_TRUE(Near(out[0], expected, 2e-7, 1e-7));
+}
+
 TEST(NormNumeric, LayerNormOverTrailingAndInnerAxes) {
   Array x = Random({2, 3, 4}, kF32, 10, -3, 3);
   Array g1 = Random({4}, kF32, 11, 0.5, 2), b1 = Random({4}, kF32, 12);

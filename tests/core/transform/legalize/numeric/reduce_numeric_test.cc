@@ -91,6 +91,22 @@ TEST(ReduceNumeric, SumMeanMaxMinVarianceOverAxes) {
   }
 }
 
+// A float32 sum accumulates in float64 and is rounded once (as PyTorch's CPU sum): one by one
+// in float32, 20000 values of about 1 would be off by hundreds of ulps.
+TEST(ReduceNumeric, FloatSumsAreRoundedOnce) {
+  Array x = Random({2, 20000}, kF32, 5, 0.5, 1.5);
+  for (const char* op : {"sum", "mean"}) {
+    SCOPED_TRACE(op);
+    Array expected = ReferenceReduce(x, {1}, false, kF32, op == std::string("sum") ? Sum : Mean);
+    std::vector<Array> out = RunOp("%x: Tensor((2, 20000), float32)", StrCat(op, "(%x, axis=[1])"), {x});
+    EXPECT_TRUE(Near(out[0], expected, 1e-7, 0)) << "within one rounding of the exact sum";
+  }
+  // The mean squared deviation (variance) of values far from 0, next to their spread.
+  Array y = Map({3000}, kF32, [&](const Idx& i) { return 1000 + x.at({0, i[0]}); });
+  std::vector<Array> out = RunOp("%y: Tensor((3000,), float32)", "variance(%y)", {y});
+  EXPECT_TRUE(Near(out[0], ReferenceReduce(y, {}, false, kF32, Variance), 1e-6, 0));
+}
+
 TEST(ReduceNumeric, IntegerSumAndMax) {
   Array x = Random({3, 4}, DType::kInt32, 2, -9, 9);
   EXPECT_TRUE(Near(RunOp("%x: Tensor((3, 4), int32)", "sum(%x, axis=[0])", {x})[0],
