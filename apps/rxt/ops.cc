@@ -46,7 +46,9 @@ OpFacts FactsOf(const OpDef& op, const PluginHost& host) {
 /// "nn.softmax(x: Tensor; axis: int = -1)".
 std::string Signature(const OpDef& op) {
   std::vector<std::string> inputs;
-  for (const InputSpec& input : op.inputs()) inputs.push_back(input.name + ": " + input.type);
+  for (const InputSpec& input : op.inputs()) {
+    inputs.push_back(input.name + ": " + (input.optional ? "optional " : "") + input.type);
+  }
   if (op.variadic()) inputs.push_back("...");
   std::vector<std::string> attrs;
   for (const AttrSpec& attr : op.attrs()) {
@@ -93,7 +95,12 @@ void PrintMarkdown(std::ostream& os, const PluginHost& host) {
      << "Every op of the core and of the standard plugins, as `rxt ops NAME` shows it. Generated: do not\n"
      << "edit; `rxt ops --markdown > docs/ops.md` writes it again (the test `cli.ops_markdown_is_current`\n"
      << "fails when it is stale). Attributes at their defaults may be left out of a call. Which kernel\n"
-     << "libraries take an op depends on the plugins loaded: `rxt ops` shows it.\n";
+     << "libraries take an op depends on the plugins loaded: `rxt ops` shows it.\n\n"
+     << "Numerics: float16/bfloat16/float32 sums accumulate in float64 and are rounded once, as\n"
+     << "PyTorch's CPU reductions do: sum, mean, variance, collapse_sum_to, the statistics of\n"
+     << "nn.batch_norm and nn.layer_norm (which normalize in float64 too), the normalizer of softmax\n"
+     << "and log_softmax, the totals of the losses. matmul, linear and the convolutions accumulate\n"
+     << "in their own dtype, as PyTorch's GEMMs do.\n";
   for (const OpDef* op : OpRegistry::Global().List()) {
     if (op->Has<FPluginOp>()) continue;  // plugins document their own ops
     OpFacts facts = FactsOf(*op, host);

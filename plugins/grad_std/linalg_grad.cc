@@ -1,5 +1,5 @@
 // matmul with NumPy semantics: 1-D operands (promoted, then squeezed) and broadcast batch
-// dims, whose adjoints are summed back to each operand's shape.
+// dims, whose adjoints are summed back to each operand's shape; linear (PyTorch's layout).
 #include "families.h"
 #include "grad_util.h"
 
@@ -32,9 +32,37 @@ void MatmulGrad(Rule& r) {
   r.SetGrad(1, CollapseTo(r, db, b));
 }
 
+// y = linear(x, w, b) = x @ w^T + b, x (..., in), w (out, in): dx = dy @ w, dw = dy^T @ x
+// over every row of the leading dims (flattened to one matrix when in/out are static, so one
+// GEMM; else a batched product summed down), db = dy summed over the leading dims.
+void LinearGrad(Rule& r) {
+  Expr x = r.arg(0), w = r.arg(1), dy = r.grad();
+  int nx = r.KnownNdim(x, "x");
+  Expr dw;
+  if (nx == 1) {  // an outer product: (out, 1) * (1, in)
+    dw = Mul(r, r.Op("expand_dims", {dy}, "axis=[1]"), r.Op("expand_dims", {x}, "axis=[0]"));
+  } else if (nx == 2) {
+    dw = r.Op("matmul", {TransposeLast2(r, dy), x});
+  } else {
+    std::optional<int64_t> in = r.Dim(x, nx - 1), out = r.Dim(w, 0);
+    if (in && out) {
+      Expr rows_dy = r.Op("reshape", {dy, ReshapeTarget(r, {std::nullopt, *out}, "")});
+      Expr rows_x = r.Op("reshape", {x, ReshapeTarget(r, {std::nullopt, *in}, "")});
+      dw = r.Op("matmul", {TransposeLast2(r, rows_dy), rows_x});
+    } else {
+      dw = CollapseTo(r, r.Op("matmul", {TransposeLast2(r, dy), x}), w);
+    }
+  }
+  r.SetGrad(0, r.Op("matmul", {dy, w}));
+  r.SetGrad(1, dw);
+  if (r.num_args() == 3) r.SetGrad(2, CollapseTo(r, dy, r.arg(2)));
+}
+
 const rxt_gradient_rule_t kRules[] = {
     RXT_GRADIENT_RULE("matmul", "dx1 = dz @ x2^T, dx2 = x1^T @ dz (1-D operands promoted), collapsed over batch dims",
                   MatmulGrad),
+    RXT_GRADIENT_RULE("linear", "dx = dy @ w, dw = dy^T @ x over the rows of the leading dims, db = dy summed to (out,)",
+                      LinearGrad),
 };
 
 }  // namespace

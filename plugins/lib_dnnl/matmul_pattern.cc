@@ -1,4 +1,5 @@
-// The pattern of matrix products: dnnl.matmul / dnnl.matmul_bias (docs/libraries.md).
+// The patterns of matrix products, matmul and linear: dnnl.matmul / dnnl.matmul_bias
+// (docs/libraries.md).
 #include "patterns.h"
 
 namespace rxt::lib_dnnl {
@@ -45,6 +46,36 @@ void MatmulPattern(Pattern& p) {
   std::vector<Expr> args = {a, b};
   if (epilogue.bias != nullptr) args.push_back(epilogue.bias);
   args.push_back(p.PrimInt(flags));
+  Expr out = p.result(epilogue.num_calls - 1);
+  p.Replace(epilogue.num_calls, p.CallExtern(epilogue.bias ? "dnnl.matmul_bias" : "dnnl.matmul", args, {out}));
+}
+
+/// linear(x, weight[, bias]), then nn.relu (or add of a bias when linear has none): the call
+/// matmul(x, permute_dims(weight)) + bias gives, the weight (N, K) read transposed (flag bit 1).
+void LinearPattern(Pattern& p) {
+  Expr linear = p.call(0);
+  Expr x = p.Arg(linear, 0), weight = p.Arg(linear, 1);
+  int x_ndim = p.Ndim(x);
+  if (x_ndim < 2 || !IsStaticFloat32(p, x, x_ndim) || !IsStaticFloat32(p, weight, 2)) return;
+  if (p.DType(p.result(0)) != "float32") return;
+  int64_t n = p.Dim(weight, 0).value_or(-1);
+  Epilogue epilogue;
+  if (p.NumArgs(linear) == 3) {
+    epilogue.bias = p.Arg(linear, 2);
+    if (!IsStaticFloat32(p, epilogue.bias, 1)) return;
+    if (p.num_calls() > 1 && p.OpName(p.call(1)) == "nn.relu") {
+      epilogue.relu = true;
+      ++epilogue.num_calls;
+    }
+  } else {
+    epilogue = FollowEpilogue(p, [&](Expr bias) {
+      std::optional<std::vector<int64_t>> shape = StaticFloat32(p, bias, -1);
+      return shape && NumElements(*shape) == n && !shape->empty() && shape->back() == n;
+    });
+  }
+  std::vector<Expr> args = {x, weight};
+  if (epilogue.bias != nullptr) args.push_back(epilogue.bias);
+  args.push_back(p.PrimInt(2 | (epilogue.relu ? 4 : 0)));
   Expr out = p.result(epilogue.num_calls - 1);
   p.Replace(epilogue.num_calls, p.CallExtern(epilogue.bias ? "dnnl.matmul_bias" : "dnnl.matmul", args, {out}));
 }

@@ -17,6 +17,7 @@ const char* const kReluMask[] = {"greater", nullptr};
 
 const rxt_library_pattern_t kPatterns[] = {
     RXT_LIBRARY_PATTERN("dnnl.matmul", "matmul", kBiasRelu, kTransposes, nullptr, MatmulPattern),
+    RXT_LIBRARY_PATTERN("dnnl.linear", "linear", kBiasRelu, nullptr, nullptr, LinearPattern),
     RXT_LIBRARY_PATTERN("dnnl.conv2d", "nn.conv2d", kBiasReluPool, nullptr, nullptr, Conv2dPattern),
     RXT_LIBRARY_PATTERN("dnnl.conv2d_backward_data", "nn.conv2d_backward_data", nullptr, nullptr, nullptr,
                         Conv2dBackwardDataPattern),

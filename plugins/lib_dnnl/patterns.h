@@ -22,6 +22,7 @@ const rxt_library_t* DnnlLibrary();
 
 // The bodies (matmul_pattern.cc, conv_patterns.cc, pool_patterns.cc).
 void MatmulPattern(Pattern& p);
+void LinearPattern(Pattern& p);
 void Conv2dPattern(Pattern& p);
 void Conv2dBackwardDataPattern(Pattern& p);
 void Conv2dTransposePattern(Pattern& p);

@@ -135,10 +135,14 @@ StructInfo InferCallToFunction(const CallNode& call, const GlobalVarNode& gv, co
 
 StructInfo InferCall(const CallNode& call, const IRModule* module) {
   if (const OpDef* op = AsOp(call.callee)) {
-    if (!op->variadic() && call.args.size() != op->inputs().size()) {
-      std::string names;
-      for (const auto& in : op->inputs()) names += (names.empty() ? "" : ", ") + in.name;
-      OpError(call, StrCat("expects ", op->inputs().size(), " argument(s) (", names, "), got ", call.args.size()));
+    size_t required = 0;
+    for (const InputSpec& in : op->inputs()) required += in.optional ? 0 : 1;
+    size_t count = call.args.size();
+    if (!op->variadic() && (count < required || count > op->inputs().size())) {
+      std::string names, expected = std::to_string(required);
+      for (const auto& in : op->inputs()) names += (names.empty() ? "" : ", ") + in.name + (in.optional ? " (optional)" : "");
+      if (required != op->inputs().size()) expected = StrCat(required, " to ", op->inputs().size());
+      OpError(call, StrCat("expects ", expected, " argument(s) (", names, "), got ", count));
     }
     const auto* infer = op->Get<FInferStructInfo>();
     if (infer == nullptr) OpError(call, "has no struct-info inference");

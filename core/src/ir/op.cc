@@ -63,7 +63,13 @@ const char* AttrKindName(AttrKind k) {
 }
 
 OpDef& OpDef::Input(std::string name, std::string type) {
+  RXT_CHECK(inputs_.empty() || !inputs_.back().optional, "op ", name_, ": input ", name, " follows an optional one");
   inputs_.push_back({std::move(name), std::move(type)});
+  return *this;
+}
+
+OpDef& OpDef::OptionalInput(std::string name, std::string type) {
+  inputs_.push_back({std::move(name), std::move(type), true});
   return *this;
 }
 

@@ -1,4 +1,4 @@
-// Linear algebra: matmul with NumPy semantics.
+// Linear algebra: matmul with NumPy semantics; linear, the dense layer in PyTorch's layout.
 #include <algorithm>
 
 #include "infer_util.h"
@@ -48,6 +48,39 @@ StructInfo InferMatmul(const CallNode& call) {
   return TensorSI(out, out_dtype);
 }
 
+// x (..., in) or (in,); weight (out, in); bias (out,) if given: the result is (..., out).
+StructInfo InferLinear(const CallNode& call) {
+  CheckArgCount(call, 2, 3);
+  const TensorSINode& x = TensorArg(call, 0);
+  const TensorSINode& weight = TensorArg(call, 1);
+  bool has_bias = call.args.size() == 3;
+  DType dtype = has_bias ? CommonDType(call, {0, 1, 2}) : CommonDType(call, {0, 1});
+  if (x.ndim == 0) OpError(call, StrCat(DescribeArg(call, 0), " must have a feature dim"));
+  if (weight.ndim >= 0 && weight.ndim != 2) OpError(call, StrCat(DescribeArg(call, 1), " must be 2-D (out, in)"));
+  std::optional<int64_t> in_x = x.shape ? StaticDim(x.shape->back()) : std::nullopt;
+  std::optional<int64_t> in_w = weight.shape ? StaticDim((*weight.shape)[1]) : std::nullopt;
+  if (in_x && in_w && *in_x != *in_w) {
+    OpError(call, StrCat("input features differ: ", DescribeArg(call, 0), " has ", *in_x, ", ", DescribeArg(call, 1),
+                         " takes ", *in_w));
+  }
+  PrimExpr out_features = weight.shape ? (*weight.shape)[0] : PrimExpr();
+  if (has_bias) {
+    const TensorSINode& bias = TensorArg(call, 2);
+    if (bias.ndim >= 0 && bias.ndim != 1) OpError(call, StrCat(DescribeArg(call, 2), " must be 1-D (out,)"));
+    std::optional<int64_t> want = out_features ? StaticDim(out_features) : std::nullopt;
+    std::optional<int64_t> got = bias.shape ? StaticDim((*bias.shape)[0]) : std::nullopt;
+    if (want && got && *want != *got) {
+      OpError(call, StrCat(DescribeArg(call, 2), " has ", *got, " elements but ", DescribeArg(call, 1), " has ", *want,
+                           " outputs"));
+    }
+  }
+  if (x.ndim < 0) return TensorSI(dtype);
+  if (!x.shape || !out_features) return TensorSI(dtype, x.ndim);
+  Dims out(x.shape->begin(), x.shape->end() - 1);
+  out.push_back(out_features);
+  return TensorSI(out, dtype);
+}
+
 }  // namespace
 
 void RegisterLinalgOps(OpRegistry& r) {
@@ -57,6 +90,14 @@ void RegisterLinalgOps(OpRegistry& r) {
       .Input("x2")
       .Attr("out_dtype", AttrKind::kDType, DType::kUnknown, "the result's dtype; unknown: the inputs' dtype")
       .Set<FInferStructInfo>(InferMatmul);
+  r.Def("linear")
+      .Describe(
+          "The dense layer in PyTorch's layout: x @ weight^T + bias for x (..., in) or (in,), weight (out, in) and "
+          "an optional bias (out,); the same GEMM as matmul with a transposed weight, then add.")
+      .Input("x")
+      .Input("weight")
+      .OptionalInput("bias")
+      .Set<FInferStructInfo>(InferLinear);
 }
 
 }  // namespace rxt

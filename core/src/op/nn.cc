@@ -47,9 +47,8 @@ void RegisterNNOps(OpRegistry& r) {
           "1 / (1 - rate), the kept elements drawn from a counter-based hash of (seed, element index); "
           "without (inference): x unchanged. Returns (out, mask), both shaped like x, mask 1 where kept, "
           "else 0.")
-      .Variadic()
       .Input("x")
-      .Input("seed")
+      .OptionalInput("seed")
       .Attr("rate", AttrKind::kFloat, 0.5, "the probability of dropping an element, in [0, 1)")
       .Set<FInferStructInfo>(InferDropout);
   RegisterConvOps(r);

@@ -88,10 +88,9 @@ void RegisterLossOps(OpRegistry& r) {
           "Negative log-likelihood of integer targets under log-probabilities predictions (N, C, d...) or "
           "(C,), optionally weighted per class (a third argument); reduction \"mean\" divides by the total "
           "weight of the counted targets, as in PyTorch.")
-      .Variadic()
       .Input("predictions")
       .Input("targets")
-      .Input("weights")
+      .OptionalInput("weights")
       .Attr("reduction", AttrKind::kString, "mean", "\"mean\", \"sum\" or \"none\"")
       .Attr("ignore_index", AttrKind::kInt, -100, "targets equal to it count for nothing")
       .Set<FInferStructInfo>(InferNllLoss);

@@ -58,5 +58,30 @@ TEST(MatmulOpTest, RejectsBadCalls) {
   EXPECT_NE(InferError("matmul", {Tup({}), T("w", {4})}).find("x1 Tuple() must be a Tensor"), std::string::npos);
 }
 
+TEST(LinearOpTest, PyTorchLayoutWithAndWithoutBias) {
+  EXPECT_EQ(Infer("linear", {T("x", {8, 784}), T("w", {128, 784}), T("b", {128})}), "Tensor((8, 128), float32)");
+  EXPECT_EQ(Infer("linear", {T("x", {8, 784}), T("w", {128, 784})}), "Tensor((8, 128), float32)");
+  EXPECT_EQ(Infer("linear", {T("x", {4}), T("w", {3, 4})}), "Tensor((3,), float32)");
+  EXPECT_EQ(Infer("linear", {T("x", {2, 5, 4}), T("w", {3, 4}), T("b", {3})}), "Tensor((2, 5, 3), float32)");
+  PrimVar n = MakePrimVar("n"), o = MakePrimVar("o");
+  EXPECT_EQ(Infer("linear", {S("x", {n, I(4)}), S("w", {o, I(4)}), S("b", {o})}), "Tensor((n, o), float32)");
+  EXPECT_EQ(Infer("linear", {N("x", 3), T("w", {3, 4})}), "Tensor(ndim=3, float32)");
+}
+
+TEST(LinearOpTest, RejectsBadCalls) {
+  EXPECT_EQ(InferError("linear", {T("x", {2, 3}), T("w", {4, 5})}),
+            "linear: input features differ: x %x: Tensor((2, 3), float32) has 3, weight %w: Tensor((4, 5), float32) "
+            "takes 5");
+  EXPECT_NE(InferError("linear", {T("x", {2, 3}), T("w", {4, 3}), T("b", {5})}).find("has 5 elements but weight"),
+            std::string::npos);
+  EXPECT_NE(InferError("linear", {T("x", {2, 3}), T("w", {3})}).find("must be 2-D (out, in)"), std::string::npos);
+  EXPECT_NE(InferError("linear", {T("x", {}), T("w", {4, 3})}).find("must have a feature dim"), std::string::npos);
+  EXPECT_NE(InferError("linear", {T("x", {2, 3}), T("w", {4, 3}, f16)}).find("dtype mismatch"), std::string::npos);
+  // The bias is the optional third argument; a fourth is refused naming the inputs.
+  EXPECT_NE(InferError("linear", {T("x", {2, 3}), T("w", {4, 3}), T("b", {4}), T("c", {4})})
+                .find("expects 2 to 3 argument(s) (x, weight, bias (optional)), got 4"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace rxt::op_test

@@ -35,8 +35,9 @@ TEST(NllLossOpTest, RejectsBadCalls) {
   EXPECT_EQ(InferError("nn.nll_loss", {T("p", {4, 10}), T("t", {4}, i64)}, A({{"reduction", "avg"}})),
             "nn.nll_loss: attribute reduction must be one of \"mean\", \"sum\", \"none\", got \"avg\"");
   EXPECT_EQ(InferError("nn.nll_loss", {T("p", {4, 10}), T("t", {4}, i64), T("w", {10}), T("x", {1})}),
-            "nn.nll_loss: takes 2 to 3 arguments, got 4");
-  EXPECT_EQ(InferError("nn.nll_loss", {T("p", {4, 10})}), "nn.nll_loss: takes 2 to 3 arguments, got 1");
+            "nn.nll_loss: expects 2 to 3 argument(s) (predictions, targets, weights (optional)), got 4");
+  EXPECT_EQ(InferError("nn.nll_loss", {T("p", {4, 10})}),
+            "nn.nll_loss: expects 2 to 3 argument(s) (predictions, targets, weights (optional)), got 1");
 }
 
 TEST(CrossEntropyWithLogitsOpTest, GivesScalar) {

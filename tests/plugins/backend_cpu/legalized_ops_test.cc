@@ -78,6 +78,9 @@ std::vector<OpCase> Cases() {
   add("clip", "%y: Tensor((6,), int32)", "clip(%y, min=-1.5, max=2.5)", {T({6}, DType::kInt32, -5, 5)});
   family = "linalg";
   add("matmul", "%a: Tensor((n, k), float32), %b: Tensor((k, m), float32)", "matmul(%a, %b)", {T({4, 3}), T({3, 5})});
+  add("linear", "%x: Tensor((n, 3, 4), float32), %w: Tensor((5, 4), float32), %b: Tensor((5,), float32)",
+      "linear(%x, %w, %b)", {T({2, 3, 4}), T({5, 4}), T({5})});
+  add("linear", "%x: Tensor((4,), float32), %w: Tensor((3, 4), float32)", "linear(%x, %w)", {T({4}), T({3, 4})});
   add("matmul", "%a: Tensor((2, 1, 3, 4), float32), %b: Tensor((3, 4, 2), float32)", "matmul(%a, %b)", {T({2, 1, 3, 4}), T({3, 4, 2})});
   add("matmul", "%a: Tensor((4,), float32), %b: Tensor((2, 4, 3), float32)", "matmul(%a, %b)", {T({4}), T({2, 4, 3})});
   add("matmul", "%a: Tensor((2, 3), int32), %b: Tensor((3, 4), int32)", "matmul(%a, %b, out_dtype=float64)",

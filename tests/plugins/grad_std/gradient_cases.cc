@@ -57,6 +57,18 @@ void AddLinalg(std::vector<GradCase>& cases) {
   mm("(4,)", "(2, 4, 3)");
   mm("(2, 3, 4)", "(4,)");
   mm("(n, 4)", "(4, 3)", {{"n", 2}});
+  // linear: PyTorch's layout, with and without a bias, 1-D to 3-D inputs, symbolic dims.
+  auto linear = [&](const std::string& x, const std::string& w, const char* bias,
+                    std::map<std::string, int64_t> dims = {}) {
+    std::string params = "%x: Tensor(" + x + ", float64), %w: Tensor(" + w + ", float64)";
+    if (bias != nullptr) params += std::string(", %b: Tensor(") + bias + ", float64)";
+    cases.push_back({"linear", params, bias != nullptr ? "  %r = linear(%x, %w, %b)" : "  %r = linear(%x, %w)", dims});
+  };
+  linear("(3, 4)", "(2, 4)", "(2,)");
+  linear("(3, 4)", "(2, 4)", nullptr);
+  linear("(4,)", "(3, 4)", "(3,)");
+  linear("(2, 3, 4)", "(5, 4)", "(5,)");
+  linear("(n, 3, 4)", "(o, 4)", "(o,)", {{"n", 2}, {"o", 3}});  // symbolic out: a batched product
 }
 
 void AddManipulate(std::vector<GradCase>& cases) {

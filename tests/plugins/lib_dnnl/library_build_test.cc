@@ -35,9 +35,8 @@ std::vector<Value> RandomArgs(const IRModule& module, unsigned seed) {
 
 int CountExterns(const Executable& exec) { return static_cast<int>(exec.externs.size()); }
 
-void ExpectSameResults(const std::string& example, int expected_externs) {
+void ExpectSameResults(const IRModule& module, const std::string& example, int expected_externs) {
   PluginHost::Global().Load(RXT_LIB_DNNL_PLUGIN);
-  IRModule module = ReadExample(example);
   std::vector<Value> args = RandomArgs(module, 5);
   testing::ReferenceKernelProvider provider;
   Executable with = Build(module, {.backend = "reference", .opt_level = 0, .libraries = {"dnnl"}});
@@ -55,8 +54,34 @@ void ExpectSameResults(const std::string& example, int expected_externs) {
   }
 }
 
+void ExpectSameResults(const std::string& example, int expected_externs) {
+  ExpectSameResults(ReadExample(example), example, expected_externs);
+}
+
 TEST(LibraryBuild, SeedMlpSameWithDnnl) { ExpectSameResults("mlp.rxt", 1); }  // dnnl.matmul_bias (three calls)
 TEST(LibraryBuild, LeNetSameWithDnnl) { ExpectSameResults("lenet.rxt", 2); }  // dnnl.conv2d_bias, dnnl.matmul_bias
+
+// linear in PyTorch's layout makes the calls matmul(x, permute_dims(w)) + b does: one GEMM
+// with the bias and ReLU folded in, the weight read transposed.
+TEST(LibraryBuild, LinearLayersAreTheSameGemmCalls) {
+  const char* text = R"(
+def @backbone(%x: Tensor((8, 12), float32), %w1: Tensor((16, 12), float32), %b1: Tensor((16,), float32),
+              %w2: Tensor((4, 16), float32), %b2: Tensor((4,), float32)) -> Tensor((8, 4), float32) {
+  dataflow {
+    %h: Tensor((8, 16), float32) = linear(%x, %w1, %b1)
+    %r: Tensor((8, 16), float32) = nn.relu(%h)
+    %y0: Tensor((8, 4), float32) = linear(%r, %w2)
+    %y: Tensor((8, 4), float32) = add(%y0, %b2)
+    output %y
+  }
+  return %y
+})";
+  IRModule module = ParseModule(text, "linear.rxt");
+  ExpectSameResults(module, "linear.rxt", 1);  // dnnl.matmul_bias, twice
+  Executable exec = Build(module, {.backend = "reference", .opt_level = 0, .libraries = {"dnnl"}});
+  EXPECT_EQ(exec.externs, std::vector<std::string>{"dnnl.matmul_bias"});
+  EXPECT_TRUE(exec.kernels.empty()) << "the ReLU and both biases are in the GEMM calls";
+}
 
 // The cpu backend's plugin says it prefers dnnl; the reference backend prefers none.
 TEST(LibraryBuild, ChooseLibrariesDefaults) {

@@ -53,6 +53,7 @@ struct AttrSpec {
 struct InputSpec {
   std::string name;
   std::string type;  // "Tensor", "Shape", "Prim", "Tuple", "Any": documentation and errors
+  bool optional = false;  // a call may leave it out (and every optional input after it)
 };
 
 /// Computes the struct info of a call whose arguments are normalized. Throws rxt::Error
@@ -70,6 +71,9 @@ class OpDef {
   OpDef& Describe(std::string doc) { doc_ = std::move(doc); return *this; }
   /// Declares the next positional input.
   OpDef& Input(std::string name, std::string type = "Tensor");
+  /// Declares the next positional input as one a call may leave out (inputs after it must be
+  /// optional too): linear's bias, nll_loss's weights.
+  OpDef& OptionalInput(std::string name, std::string type = "Tensor");
   /// Ops with a variable number of inputs (none known in advance): inputs are documentation.
   OpDef& Variadic() { variadic_ = true; return *this; }
   OpDef& Attr(std::string name, AttrKind kind, AttrValue default_value, std::string doc = "");

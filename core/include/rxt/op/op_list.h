@@ -38,6 +38,8 @@
 //   matmul(x1, x2; out_dtype=unknown)
 //                                NumPy matmul: 1-D operands promoted then squeezed, batch
 //                                dims broadcast; out_dtype unknown = the inputs' dtype
+//   linear(x, weight, bias?)     x @ weight^T + bias: PyTorch's layout, weight (out, in),
+//                                the bias optional; x (..., in) gives (..., out)
 // Manipulation (core/src/op/manipulate.cc, manipulate_index.cc)
 //   permute_dims(x; axes=none)   result dim i = x dim axes[i]; none reverses the dims
 //   reshape(x, shape)            shape: a Shape value; one dim may be -1 (inferred)
@@ -153,7 +155,7 @@ inline constexpr auto kCoreOpNames = std::to_array<std::string_view>({
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "where", "astype", "clip",
     // linear algebra
-    "matmul",
+    "matmul", "linear",
     // manipulation
     "permute_dims", "reshape", "broadcast_to", "collapse_sum_to", "expand_dims", "squeeze",
     "flatten", "concat", "split", "strided_slice", "take", "pad", "one_hot",

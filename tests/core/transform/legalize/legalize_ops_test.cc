@@ -97,7 +97,8 @@ const char* kEveryOp = R"(
 def @main(%x: Tensor((n, 4), float32), %y: Tensor((4,), float32), %i: Tensor((n,), int64),
           %c: Tensor((n, 4), bool), %img: Tensor((n, 3, 6, 6), float32), %k: Tensor((2, 3, 3, 3), float32),
           %ch: Tensor((3,), float32), %m: Tensor((n, 4), int32), %s: Tensor((), float32),
-          %kt: Tensor((3, 2, 3, 3), float32), %seed: Tensor((), int64)) -> Object {
+          %kt: Tensor((3, 2, 3, 3), float32), %seed: Tensor((), int64),
+          %kl: Tensor((4, 4), float32)) -> Object {
   %e0 = negative(%x)
   %e1 = abs(%m)
   %e2 = exp(%x)
@@ -125,6 +126,7 @@ def @main(%x: Tensor((n, 4), float32), %y: Tensor((4,), float32), %i: Tensor((n,
   %a1 = clip(%x, min=-1, max=1)
   %l0 = matmul(%x, %y)
   %l1 = matmul(%img, %img)
+  %l2 = linear(%x, %kl, %y)
   %p0 = permute_dims(%x)
   %p1 = reshape(%img, shape(n, -1))
   %p2 = broadcast_to(%y, shape(n, 4))

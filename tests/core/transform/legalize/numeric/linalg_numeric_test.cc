@@ -1,4 +1,5 @@
-// matmul: plain, batched with broadcast batch dims, 1-D operands, symbolic dims, out_dtype.
+// matmul: plain, batched with broadcast batch dims, 1-D operands, symbolic dims, out_dtype;
+// linear (PyTorch's layout) with and without a bias.
 #include "core/transform/legalize/numeric/numeric_test_util.h"
 #include "rxt/support/error.h"
 
@@ -63,6 +64,42 @@ TEST(LinalgNumeric, MatmulOutDtypeAndIntegers) {
   EXPECT_TRUE(Near(RunOp("%a: Tensor((2, 3), int32), %b: Tensor((3, 4), int32)", "matmul(%a, %b, out_dtype=float64)",
                          {a, b})[0],
                    ReferenceMatmul(a, b, DType::kFloat64)));
+}
+
+TEST(LinalgNumeric, LinearIsXTimesWeightTransposedPlusBias) {
+  struct Case {
+    std::string params;
+    Shape x;
+    int64_t out;
+    bool bias;
+  };
+  const Case cases[] = {
+      {"%x: Tensor((3, 5), float32), %w: Tensor((2, 5), float32), %b: Tensor((2,), float32)", {3, 5}, 2, true},
+      {"%x: Tensor((n, 5), float32), %w: Tensor((o, 5), float32)", {4, 5}, 3, false},
+      {"%x: Tensor((2, 3, 4), float32), %w: Tensor((6, 4), float32), %b: Tensor((6,), float32)", {2, 3, 4}, 6, true},
+      {"%x: Tensor((4,), float32), %w: Tensor((3, 4), float32), %b: Tensor((3,), float32)", {4}, 3, true},
+  };
+  uint32_t seed = 30;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.params);
+    int64_t in = c.x.back();
+    Array x = Random(c.x, DType::kFloat32, seed++), w = Random({c.out, in}, DType::kFloat32, seed++);
+    Array b = Random({c.out}, DType::kFloat32, seed++);
+    std::vector<Array> inputs = {x, w};
+    if (c.bias) inputs.push_back(b);
+    std::vector<Array> out = RunOp(c.params, c.bias ? "linear(%x, %w, %b)" : "linear(%x, %w)", inputs);
+    Shape shape = c.x;
+    shape.back() = c.out;
+    EXPECT_TRUE(Near(out[0], Map(shape, DType::kFloat32, [&](const Idx& i) {
+      double sum = c.bias ? b.data[i.back()] : 0;
+      Idx xi = i;
+      for (int64_t k = 0; k < in; ++k) {
+        xi.back() = k;
+        sum += x.at(xi) * w.at({i.back(), k});
+      }
+      return sum;
+    }), 1e-5, 1e-5));
+  }
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ const std::set<std::string> kNumericallyTested = {
     "power", "maximum", "minimum", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "where",
     "astype", "clip",
     // linalg_numeric_test.cc
-    "matmul",
+    "matmul", "linear",
     // manipulate_numeric_test.cc
     "permute_dims", "reshape", "broadcast_to", "collapse_sum_to", "expand_dims", "squeeze", "flatten", "concat",
     "split", "strided_slice", "take", "pad", "one_hot",
