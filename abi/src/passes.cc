@@ -4,6 +4,7 @@
 
 #include "api.h"
 #include "rxt/pass/pass.h"
+#include "rxt/pass/pass_list.h"
 #include "rxt/transform/passes.h"
 #include "struct_options.h"
 
@@ -18,7 +19,7 @@ rxt::PassContext ToPassContext(const rxt_pass_options_t* options) {
   if (options == nullptr) options = &defaults;
   CheckStructSize(*options, "rxt_module_run_passes", "rxt_pass_options_t");
   // A field appended to rxt_pass_options_t must be read here too (or it is silently ignored).
-  static_assert(offsetof(rxt_pass_options_t, num_disabled) + sizeof(rxt_pass_options_t::num_disabled) ==
+  static_assert(offsetof(rxt_pass_options_t, num_config) + sizeof(rxt_pass_options_t::num_config) ==
                 sizeof(rxt_pass_options_t));
   rxt::PassContext context;
   context.opt_level = Holds(*options, options->opt_level) ? options->opt_level : defaults.opt_level;
@@ -32,6 +33,19 @@ rxt::PassContext ToPassContext(const rxt_pass_options_t* options) {
       rxt::abi_impl::CheckArg(options->disabled[i], "rxt_module_run_passes", "options.disabled[i]");
       context.disabled_passes.insert(options->disabled[i]);
     }
+  }
+  if (Holds(*options, options->num_config) && options->num_config > 0) {
+    if (options->config_keys == nullptr || options->config_values == nullptr) {
+      rxt::Throw(rxt::ErrorCode::kInvalidArgument, "rxt_module_run_passes: options.config_keys or config_values is "
+                 "NULL but num_config is ", options->num_config);
+    }
+    std::vector<rxt::PassInvocation> config;
+    for (size_t i = 0; i < options->num_config; ++i) {
+      rxt::abi_impl::CheckArg(options->config_keys[i], "rxt_module_run_passes", "options.config_keys[i]");
+      rxt::abi_impl::CheckArg(options->config_values[i], "rxt_module_run_passes", "options.config_values[i]");
+      config.push_back(rxt::PassOptionFromKey(options->config_keys[i], options->config_values[i]));
+    }
+    rxt::AddPassOptions(config, context);
   }
   return context;
 }

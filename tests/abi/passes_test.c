@@ -169,7 +169,64 @@ static void test_pass_options_in_names(void) {
   rxt_module_release(module);
 }
 
+/* Options by "<PassName>.<option>" in rxt_pass_options_t: the same as in parentheses. */
+static int kernel_kept_after(rxt_module_t* module, const rxt_pass_options_t* options) {
+  const char* names[] = {"LegalizeOps", "DeadCodeElimination"};
+  rxt_module_t* result = NULL;
+  char* text = NULL;
+  int kept = 0;
+  CHECK_OK(rxt_module_run_passes(module, names, 2, options, &result));
+  CHECK_OK(rxt_module_print(result, &text));
+  kept = text != NULL && strstr(text, "kernel @relu") != NULL; /* %unused's kernel */
+  rxt_string_free(text);
+  rxt_module_release(result);
+  return kept;
+}
+
+static void test_pass_options_in_config(void) {
+  rxt_module_t* module = parse_small_module();
+  rxt_module_t* result = NULL;
+  rxt_pass_options_t options;
+  const char* keys[] = {"DeadCodeElimination.remove_unused_kernels"};
+  const char* values[] = {"true"};
+  const char* names[] = {"DeadCodeElimination(remove_unused_kernels=false)"};
+  const char* bad_keys[] = {"DeadCodeElimination.remove", "remove_unused_kernels", "NoSuchPass.x"};
+  const char* bad_values[] = {"[true", "true, min_size=3"};
+
+  rxt_pass_options_init(&options);
+  CHECK(options.config_keys == NULL && options.config_values == NULL && options.num_config == 0);
+  CHECK(kernel_kept_after(module, &options)); /* the option's default: kernels stay */
+  options.config_keys = keys;
+  options.config_values = values;
+  options.num_config = 1;
+  CHECK(!kernel_kept_after(module, &options));
+
+  /* Given both ways, bad names and values: each named. */
+  CHECK_ERROR(rxt_module_run_passes(module, names, 1, &options, &result), RXT_INVALID_ARGUMENT,
+              "pass DeadCodeElimination is given option 'remove_unused_kernels' twice");
+  options.config_keys = bad_keys;
+  CHECK_ERROR(rxt_module_run_passes(module, names, 0, &options, &result), RXT_INVALID_ARGUMENT,
+              "pass DeadCodeElimination has no option 'remove'; its options: remove_unused_kernels");
+  options.config_keys = bad_keys + 1;
+  CHECK_ERROR(rxt_module_run_passes(module, names, 0, &options, &result), RXT_INVALID_ARGUMENT,
+              "expected <PassName>.<option>");
+  options.config_keys = bad_keys + 2;
+  CHECK_ERROR(rxt_module_run_passes(module, names, 0, &options, &result), RXT_NOT_FOUND, "NoSuchPass");
+  options.config_keys = keys;
+  options.config_values = bad_values;
+  CHECK_ERROR(rxt_module_run_passes(module, names, 0, &options, &result), RXT_INVALID_ARGUMENT,
+              "pass option DeadCodeElimination.remove_unused_kernels");
+  options.config_values = bad_values + 1;
+  CHECK_ERROR(rxt_module_run_passes(module, names, 0, &options, &result), RXT_INVALID_ARGUMENT, "is not one value");
+  options.config_values = NULL;
+  CHECK_ERROR(rxt_module_run_passes(module, names, 0, &options, &result), RXT_INVALID_ARGUMENT,
+              "config_keys or config_values is NULL");
+  CHECK(result == NULL);
+  rxt_module_release(module);
+}
+
 int main(void) {
+  RUN(test_pass_options_in_config);
   RUN(test_ops_list);
   RUN(test_pass_options_in_names);
   RUN(test_passes_list);

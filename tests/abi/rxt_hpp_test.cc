@@ -86,6 +86,13 @@ TEST(RxtHppTest, RunPassesAndListings) {
   options.disabled = {"DeadCodeElimination"};
   EXPECT_NE(module.RunPasses({"DeadCodeElimination"}, options).Print().find("%unused"), std::string::npos);
   EXPECT_THROW(module.RunPasses({"NoSuchPass"}), rxt::abi::Error);
+  // Options by key: the relu kernel %unused needed goes with it.
+  rxt::abi::PassOptions config;
+  EXPECT_NE(module.RunPasses({"LegalizeOps", "DeadCodeElimination"}, config).Print().find("kernel @relu"),
+            std::string::npos);
+  config.config = {{"DeadCodeElimination.remove_unused_kernels", "true"}};
+  EXPECT_EQ(module.RunPasses({"LegalizeOps", "DeadCodeElimination"}, config).Print().find("kernel @relu"),
+            std::string::npos);
 
   std::vector<rxt::abi::NamedItem> ops = rxt::abi::ListOps();
   EXPECT_TRUE(std::any_of(ops.begin(), ops.end(), [](const auto& op) { return op.name == "nn.relu"; }));

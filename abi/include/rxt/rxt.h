@@ -149,6 +149,13 @@ typedef struct rxt_pass_options_s {
   int32_t verify_each;         /* non-zero: check well-formedness after every pass (default 0) */
   const char* const* disabled; /* names of passes to skip (may be NULL) */
   size_t num_disabled;
+  /* Pass options by name, num_config pairs: config_keys[i] "<PassName>.<option>" (e.g.
+   * "Gradient.require_grads"), config_values[i] its value in the grammar of `--passes`
+   * ("[w1, b1]", "main", "0.5"; docs/cli.md). The same as options in parentheses after a name;
+   * an option given both ways is RXT_INVALID_ARGUMENT. */
+  const char* const* config_keys;
+  const char* const* config_values;
+  size_t num_config;
 } rxt_pass_options_t;
 
 /* Fills |options| with the defaults and sets struct_size. */

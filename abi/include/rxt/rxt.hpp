@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <exception>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -57,6 +58,8 @@ struct PassOptions {
   int opt_level = 2;
   bool verify_each = false;
   std::vector<std::string> disabled;
+  /// Pass options by "<PassName>.<option>", values in the grammar of --passes ("[w1, b1]").
+  std::map<std::string, std::string> config;
 };
 
 namespace detail {
@@ -172,6 +175,14 @@ class Module {
     c_options.verify_each = options.verify_each ? 1 : 0;
     c_options.disabled = disabled_ptrs.data();
     c_options.num_disabled = disabled_ptrs.size();
+    std::vector<const char*> keys, values;
+    for (const auto& [key, value] : options.config) {
+      keys.push_back(key.c_str());
+      values.push_back(value.c_str());
+    }
+    c_options.config_keys = keys.data();
+    c_options.config_values = values.data();
+    c_options.num_config = keys.size();
     rxt_module_t* result = nullptr;
     Check(rxt_module_run_passes(handle_, name_ptrs.data(), name_ptrs.size(), &c_options, &result));
     return Module(result);

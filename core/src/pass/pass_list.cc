@@ -96,6 +96,26 @@ std::vector<PassInvocation> ParsePassList(std::string_view text, const std::stri
   return passes;
 }
 
+AttrValue ParsePassOptionValue(std::string_view text, const std::string& what) {
+  Attrs parsed = ParseAttrList(StrCat("value=", QuoteBareWords(text)), what);
+  const AttrValue* value = parsed.Find("value");
+  if (parsed.entries().size() != 1 || value == nullptr) {
+    Throw(ErrorCode::kInvalidArgument, what, ": ", Quoted(text), " is not one value");
+  }
+  return *value;
+}
+
+PassInvocation PassOptionFromKey(const std::string& full_key, std::string_view value) {
+  size_t dot = full_key.find('.');
+  if (dot == std::string::npos || dot == 0 || dot + 1 == full_key.size()) {
+    Throw(ErrorCode::kInvalidArgument, "pass option ", Quoted(full_key),
+          ": expected <PassName>.<option> (e.g. Gradient.require_grads)");
+  }
+  PassInvocation pass{full_key.substr(0, dot), {}};
+  pass.options.Set(full_key.substr(dot + 1), ParsePassOptionValue(value, StrCat("pass option ", full_key)));
+  return pass;
+}
+
 void AddPassOptions(const std::vector<PassInvocation>& passes, PassContext& context) {
   for (const PassInvocation& pass : passes) {
     const PassEntry& entry = PassRegistry::Global().Entry(pass.name);

@@ -28,6 +28,13 @@ struct PassInvocation {
 /// the problem for malformed text; pass and option names are checked by AddPassOptions.
 std::vector<PassInvocation> ParsePassList(std::string_view text, const std::string& what = "pass list");
 
+/// One option value in the same grammar ("[w1, b1]", "main", "0.5"), named |what| in errors.
+AttrValue ParsePassOptionValue(std::string_view text, const std::string& what);
+
+/// The invocation setting one option from a "<PassName>.<key>" name and a value in the same
+/// grammar (as rxt_pass_options_t's config gives them); kInvalidArgument if the name has no '.'.
+PassInvocation PassOptionFromKey(const std::string& full_key, std::string_view value);
+
 /// Checks each invocation's pass exists and takes its options (kNotFound / kInvalidArgument
 /// with the closest name), and sets them in |context| as "<PassName>.<key>". A pass given
 /// options twice is an error (run it in two steps).
