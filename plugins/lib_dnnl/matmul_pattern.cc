@@ -15,6 +15,25 @@ Expr FoldableTranspose(Pattern& p, int arg) {
   return IsStaticFloat32(p, p.Arg(permute, 0), 2) ? permute : nullptr;
 }
 
+/// The epilogue after the anchor whose bias holds one value per column of an N-column product
+/// ((N,), (1, N), ...).
+Epilogue FollowColumnEpilogue(Pattern& p, int64_t n) {
+  return FollowEpilogue(p, [&](Expr bias) {
+    std::optional<std::vector<int64_t>> shape = StaticFloat32(p, bias, -1);
+    return shape && NumElements(*shape) == n && !shape->empty() && shape->back() == n;
+  });
+}
+
+/// Replaces the anchor and what |epilogue| takes by dnnl.matmul(_bias)(a, b[, bias], flags),
+/// the ReLU bit added to |flags| when the epilogue has one.
+void ReplaceByMatmul(Pattern& p, Expr a, Expr b, const Epilogue& epilogue, int64_t flags) {
+  std::vector<Expr> args = {a, b};
+  if (epilogue.bias != nullptr) args.push_back(epilogue.bias);
+  args.push_back(p.PrimInt(flags | (epilogue.relu ? 4 : 0)));
+  Expr out = p.result(epilogue.num_calls - 1);
+  p.Replace(epilogue.num_calls, p.CallExtern(epilogue.bias ? "dnnl.matmul_bias" : "dnnl.matmul", args, {out}));
+}
+
 }  // namespace
 
 /// dnnl.matmul(a, b, flags) / dnnl.matmul_bias(a, b, bias, flags): float32, a (..., M, K)
@@ -27,12 +46,8 @@ void MatmulPattern(Pattern& p) {
   if (a_ndim < 2 || !IsStaticFloat32(p, a, a_ndim) || !IsStaticFloat32(p, b, 2)) return;
   if (p.DType(p.result(0)) != "float32") return;
   int64_t n = p.Dim(b, 1).value_or(-1);
-  Epilogue epilogue = FollowEpilogue(p, [&](Expr bias) {
-    std::optional<std::vector<int64_t>> shape = StaticFloat32(p, bias, -1);
-    // (N,), (1, N), ...: one value per column.
-    return shape && NumElements(*shape) == n && !shape->empty() && shape->back() == n;
-  });
-  int64_t flags = epilogue.relu ? 4 : 0;
+  Epilogue epilogue = FollowColumnEpilogue(p, n);
+  int64_t flags = 0;
   Expr ta = a_ndim == 2 ? FoldableTranspose(p, 0) : nullptr;
   Expr tb = FoldableTranspose(p, 1);
   if (ta != nullptr) {
@@ -43,11 +58,7 @@ void MatmulPattern(Pattern& p) {
     b = p.Arg(tb, 0);
     flags |= 2;
   }
-  std::vector<Expr> args = {a, b};
-  if (epilogue.bias != nullptr) args.push_back(epilogue.bias);
-  args.push_back(p.PrimInt(flags));
-  Expr out = p.result(epilogue.num_calls - 1);
-  p.Replace(epilogue.num_calls, p.CallExtern(epilogue.bias ? "dnnl.matmul_bias" : "dnnl.matmul", args, {out}));
+  ReplaceByMatmul(p, a, b, epilogue, flags);
 }
 
 /// linear(x, weight[, bias]), then nn.relu (or add of a bias when linear has none): the call
@@ -68,16 +79,9 @@ void LinearPattern(Pattern& p) {
       ++epilogue.num_calls;
     }
   } else {
-    epilogue = FollowEpilogue(p, [&](Expr bias) {
-      std::optional<std::vector<int64_t>> shape = StaticFloat32(p, bias, -1);
-      return shape && NumElements(*shape) == n && !shape->empty() && shape->back() == n;
-    });
+    epilogue = FollowColumnEpilogue(p, n);
   }
-  std::vector<Expr> args = {x, weight};
-  if (epilogue.bias != nullptr) args.push_back(epilogue.bias);
-  args.push_back(p.PrimInt(2 | (epilogue.relu ? 4 : 0)));
-  Expr out = p.result(epilogue.num_calls - 1);
-  p.Replace(epilogue.num_calls, p.CallExtern(epilogue.bias ? "dnnl.matmul_bias" : "dnnl.matmul", args, {out}));
+  ReplaceByMatmul(p, x, weight, epilogue, 2);
 }
 
 }  // namespace rxt::lib_dnnl
