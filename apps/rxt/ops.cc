@@ -99,8 +99,8 @@ void PrintMarkdown(std::ostream& os, const PluginHost& host) {
      << "Numerics: float16/bfloat16/float32 sums accumulate in float64 and are rounded once, as\n"
      << "PyTorch's CPU reductions do: sum, mean, variance, collapse_sum_to, the statistics of\n"
      << "nn.batch_norm and nn.layer_norm (which normalize in float64 too), the normalizer of softmax\n"
-     << "and log_softmax, the totals of the losses. matmul, linear and the convolutions accumulate\n"
-     << "in their own dtype, as PyTorch's GEMMs do.\n";
+     << "and log_softmax, the windows of average pooling, the totals of the losses. matmul,\n"
+     << "linear and the convolutions accumulate in their own dtype, as PyTorch's GEMMs do.\n";
   for (const OpDef* op : OpRegistry::Global().List()) {
     if (op->Has<FPluginOp>()) continue;  // plugins document their own ops
     OpFacts facts = FactsOf(*op, host);

@@ -2,7 +2,9 @@
 /// dilation; positions outside the input never win a max and add nothing to a sum. The
 /// average divides by the window positions inside the input (count_include_pad: inside the
 /// padded input), counted by a small (out_h, out_w) stage. Adaptive pooling uses PyTorch's
-/// windows [floor(o * in / out), ceil((o + 1) * in / out)).
+/// windows [floor(o * in / out), ceil((o + 1) * in / out)). Average pooling sums its windows
+/// in float64 (WideSum; a global average over a large map is a long sum); the backward ops add
+/// a few window shares per element, in the dtype.
 ///
 /// The backward ops gather rather than scatter: input element h sums over the window
 /// positions k whose output o (o * stride - pad + k * dilation = h) exists. max_pool2d's
@@ -176,12 +178,12 @@ Expr LegalizeAvgPool2d(LegalizeContext& context, const CallNode& call) {
   KernelBuilder& kb = k.builder();
   TensorRef data = k.Tensor(0);
   PrimExpr height = data.dim(p.layout.h), width = data.dim(p.layout.w);
-  TensorRef sum = kb.Reduce("sum", out.shape, p.Window(), ReduceKind::kSum, [&](const Index& i, const Index& r) {
+  TensorRef sum = WideSum(kb, "sum", out.shape, p.Window(), [&](const Index& i, const Index& r) {
     return p.Load(data, i, r, Zero(out.dtype));
   });
   TensorRef count = WindowCounts(kb, p, include_pad, height, width, out.shape, out.dtype);
   TensorRef result = kb.Compute("avg_pool2d", out.shape, [&](const Index& i) {
-    return Div(sum(i), count({i[p.layout.h], i[p.layout.w]}));
+    return Cast(out.dtype, Div(sum(i), Cast(sum.dtype(), count({i[p.layout.h], i[p.layout.w]}))));
   });
   return k.Finish(context, {result});
 }
@@ -215,8 +217,8 @@ Expr LegalizeAdaptiveAvgPool2d(LegalizeContext& context, const CallNode& call) {
     return std::array<PrimExpr, 4>{WindowStart(i[layout.h], in_h, out_h), WindowEnd(i[layout.h], in_h, out_h),
                                    WindowStart(i[layout.w], in_w, out_w), WindowEnd(i[layout.w], in_w, out_w)};
   };
-  TensorRef sum = kb.Reduce("sum", out.shape, {LargestWindow(in_h, out_h), LargestWindow(in_w, out_w)},
-                            ReduceKind::kSum, [&](const Index& i, const Index& r) {
+  TensorRef sum = WideSum(kb, "sum", out.shape, {LargestWindow(in_h, out_h), LargestWindow(in_w, out_w)},
+                          [&](const Index& i, const Index& r) {
                               auto [h0, h1, w0, w1] = window(i);
                               Index in = i;
                               in[layout.h] = ClampIndex(h0 + r[0], in_h);
@@ -226,7 +228,7 @@ Expr LegalizeAdaptiveAvgPool2d(LegalizeContext& context, const CallNode& call) {
                             });
   TensorRef result = kb.Compute("adaptive_avg_pool2d", out.shape, [&](const Index& i) {
     auto [h0, h1, w0, w1] = window(i);
-    return Div(sum(i), Cast(out.dtype, (h1 - h0) * (w1 - w0)));
+    return Cast(out.dtype, Div(sum(i), Cast(sum.dtype(), (h1 - h0) * (w1 - w0))));
   });
   return k.Finish(context, {result});
 }

@@ -212,5 +212,21 @@ TEST(NNNumeric, AdaptiveAvgPool2dUsesPyTorchWindows) {
               1e-5);
 }
 
+// Average pooling sums its windows in float64: a global average over a 96x96 map of values
+// near 1000 is the exact mean rounded once.
+TEST(NNNumeric, AveragePoolingSumsInFloat64) {
+  Array data = Map({1, 2, 96, 96}, kF32, [](const Idx& i) { return 1000 + std::sin(0.01 * (i[2] * 96 + i[3]) + i[1]); });
+  Array mean = Map({1, 2, 1, 1}, kF32, [&](const Idx& i) {
+    double sum = 0;
+    for (int64_t y = 0; y < 96; ++y) {
+      for (int64_t x = 0; x < 96; ++x) sum += data.at({0, i[1], y, x});
+    }
+    return sum / (96 * 96);
+  });
+  const std::string params = "%x: Tensor((1, 2, 96, 96), float32)";
+  EXPECT_TRUE(Near(RunOp(params, "nn.adaptive_avg_pool2d(%x, output_size=[1, 1])", {data})[0], mean, 1e-7, 0));
+  EXPECT_TRUE(Near(RunOp(params, "nn.avg_pool2d(%x, pool_size=[96, 96])", {data})[0], mean, 1e-7, 0));
+}
+
 }  // namespace
 }  // namespace rxt::numeric
