@@ -61,6 +61,7 @@ int Run(int argc, char** argv) {
   rxt::cli::AddRunCommand(app, result);
   rxt::cli::AddTrainCommand(app, result);
   rxt::cli::AddGradcheckCommand(app, result);
+  rxt::cli::AddImportCommand(app, result);
 
   // CLI11 would take an unknown command for a stray argument ("A subcommand is required").
   const CLI::App& commands = app;

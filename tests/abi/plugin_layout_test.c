@@ -114,6 +114,19 @@ RXT_AT(rxt_library_pattern_t, input_ops, 32);
 RXT_AT(rxt_library_pattern_t, sibling_ops, 40);
 RXT_AT(rxt_library_pattern_t, rewrite, 48);
 _Static_assert(sizeof(rxt_library_pattern_t) == 56, "rxt_library_pattern_t grew or shrank");
+/* An importer and the host's sink table it writes through. */
+RXT_AT(rxt_importer_t, struct_size, 0);
+RXT_AT(rxt_importer_t, name, 8);
+RXT_AT(rxt_importer_t, summary, 16);
+RXT_AT(rxt_importer_t, state, 24);
+RXT_AT(rxt_importer_t, extensions, 32);
+RXT_AT(rxt_importer_t, import, 40);
+_Static_assert(sizeof(rxt_importer_t) == 48, "rxt_importer_t grew or shrank");
+RXT_AT(rxt_import_sink_api_t, struct_size, 0);
+RXT_AT(rxt_import_sink_api_t, write_text, 8);
+RXT_AT(rxt_import_sink_api_t, add_value, 16);
+_Static_assert(sizeof(rxt_import_sink_api_t) == 24, "rxt_import_sink_api_t grew or shrank");
+
 RXT_AT(rxt_library_t, struct_size, 0);
 RXT_AT(rxt_library_t, name, 8);
 RXT_AT(rxt_library_t, summary, 16);
@@ -145,7 +158,8 @@ RXT_AT(rxt_host_api_t, register_backend, 136);
 RXT_AT(rxt_host_api_t, register_extern, 144);
 RXT_AT(rxt_host_api_t, register_op, 152);
 RXT_AT(rxt_host_api_t, register_library, 160);
-_Static_assert(sizeof(rxt_host_api_t) == 168, "rxt_host_api_t grew or shrank");
+RXT_AT(rxt_host_api_t, register_importer, 168);
+_Static_assert(sizeof(rxt_host_api_t) == 176, "rxt_host_api_t grew or shrank");
 
 /* The descriptor. struct_size and abi_version are where every version had them: the host
  * reads the version first, then the rest by its layout. */
@@ -168,7 +182,9 @@ RXT_AT(rxt_plugin_descriptor_t, ops, 120);
 RXT_AT(rxt_plugin_descriptor_t, num_ops, 128);
 RXT_AT(rxt_plugin_descriptor_t, libraries, 136);
 RXT_AT(rxt_plugin_descriptor_t, num_libraries, 144);
-_Static_assert(sizeof(rxt_plugin_descriptor_t) == 152, "rxt_plugin_descriptor_t grew or shrank");
+RXT_AT(rxt_plugin_descriptor_t, importers, 152);
+RXT_AT(rxt_plugin_descriptor_t, num_importers, 160);
+_Static_assert(sizeof(rxt_plugin_descriptor_t) == 168, "rxt_plugin_descriptor_t grew or shrank");
 
 /* The IR table (rxt/ir_builder.h), shared by plugins of versions 2 and 3. */
 RXT_AT(rxt_ir_api_t, struct_size, 0);

@@ -12,8 +12,8 @@
  *     item is registered or, on any error (a name taken, a bad descriptor), none is and the
  *     library is closed.
  *
- * What a plugin provides are items of seven kinds — optimizers, losses, gradient rules, backends,
- * extern functions, ops and kernel libraries — each a typed table of functions (a vtable) that
+ * What a plugin provides are items of eight kinds — optimizers, losses, gradient rules, backends,
+ * extern functions, ops, kernel libraries and importers — each a typed table of functions (a vtable) that
  * starts with `size_t struct_size` and carries its name, a one-line summary and a `state`
  * pointer handed back to every function.
  *
@@ -36,9 +36,10 @@
  *                          const char* options, rxt_ir_expr_t prediction, rxt_ir_expr_t* loss);
  *   static const rxt_loss_t kL1 = {sizeof(rxt_loss_t), "my_l1", "Mean absolute error.", NULL, L1};
  *   static const rxt_loss_t* const kLosses[] = {&kL1};
- *   static const rxt_plugin_descriptor_t kPlugin = {
- *     sizeof(rxt_plugin_descriptor_t), RXT_PLUGIN_ABI_VERSION, "my_losses", "1.0.0",
- *     "Losses of my lab.", NULL, 0, kLosses, 1, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0};
+ *   static const rxt_plugin_descriptor_t kPlugin = {   // designated: later lists start empty
+ *     .struct_size = sizeof(rxt_plugin_descriptor_t), .abi_version = RXT_PLUGIN_ABI_VERSION,
+ *     .name = "my_losses", .version = "1.0.0", .summary = "Losses of my lab.",
+ *     .losses = kLosses, .num_losses = 1};
  *   RXT_PLUGIN_EXPORT const rxt_plugin_descriptor_t* rxt_plugin_entry(
  *       uint32_t host_abi_version, const rxt_host_api_t* host) {
  *     (void)host;
@@ -49,8 +50,9 @@
  * 2 made the callbacks of optimizers, losses and gradient rules typed IR generators returning an
  * rxt_code_t; 3 (this header) gives every kind a typed vtable and rxt_status_t as the one error
  * type; kernel libraries were appended to it later (rxt_library_t, the descriptor's libraries,
- * register_library, rxt_backend_t.preferred_libraries: each a marked block at the end of its
- * struct, read only when struct_size covers it). A host built from this header still loads
+ * register_library, rxt_backend_t.preferred_libraries), then importers (rxt_importer_t, the
+ * descriptor's importers, register_importer): each a marked block at the end of its struct,
+ * read only when struct_size covers it). A host built from this header still loads
  * plugins of versions 1 and 2 (docs/plugins.md, "Older plugins"): the table it hands every plugin
  * keeps the members of version 2 where they were (the abi2_* slots below) and adds those of
  * version 3 after them. */
@@ -297,6 +299,39 @@ typedef struct rxt_library_s {
   size_t num_patterns;
 } rxt_library_t;
 
+/* ---- Importers (appended in version 3) ----
+ * An importer reads a model in another format (ONNX, ...) and writes it as an rxt module: its
+ * text (rxt's text format, docs/ir.md) and the values of its parameters and states by name. The
+ * host parses and checks the text like any .rxt file, so a module an importer gets wrong is an
+ * error naming the line, not a crash. */
+
+/* Where an importer writes; the host's, valid during import only. */
+typedef struct rxt_import_sink_s rxt_import_sink_t;
+
+typedef struct rxt_import_sink_api_s {
+  size_t struct_size; /* sizeof(rxt_import_sink_api_t) */
+  /* Appends |size| bytes to the module's text (in as many pieces as the importer likes). */
+  rxt_status_t (*write_text)(rxt_import_sink_t* sink, const char* text, size_t size);
+  /* Records the value of the parameter or state |name| (a parameter of the module's text,
+   * without the %): |value| (CPU, any float or integer dtype, compact or strided) is copied.
+   * RXT_ALREADY_EXISTS if |name| has a value already. */
+  rxt_status_t (*add_value)(rxt_import_sink_t* sink, const char* name, const DLTensor* value);
+} rxt_import_sink_api_t;
+
+typedef struct rxt_importer_s {
+  size_t struct_size; /* sizeof(rxt_importer_t) */
+  const char* name;   /* the format: "onnx" */
+  const char* summary;
+  void* state;
+  /* The file extensions it reads, comma-separated, with the dot: ".onnx". Required. */
+  const char* extensions;
+  /* Required. Reads the model at |path| with |options| (attributes in the text format, e.g.
+   * "freeze=[fc.weight]"; "" for none; unknown names are an error) and writes it through |api|
+   * to |sink|. A failure names the file and, where there is one, the node. */
+  rxt_status_t (*import)(void* state, const char* path, const char* options, const rxt_import_sink_api_t* api,
+                         rxt_import_sink_t* sink);
+} rxt_importer_t;
+
 /* Whether |table|, a vtable of |type| (or the host's table), holds |member|: whether its
  * struct_size reaches past it. For members appended after a vtable was first published. */
 #define RXT_VTABLE_HAS(type, table, member) \
@@ -357,6 +392,9 @@ typedef struct rxt_host_api_s {
 
   /* ---- Kernel libraries (appended in version 3: check RXT_HOST_API_HAS) ---- */
   rxt_status_t (*register_library)(rxt_host_t* host, const rxt_library_t* library);
+
+  /* ---- Importers (appended in version 3: check RXT_HOST_API_HAS) ---- */
+  rxt_status_t (*register_importer)(rxt_host_t* host, const rxt_importer_t* importer);
 } rxt_host_api_t;
 
 #define RXT_HOST_API_HAS(api, member) RXT_VTABLE_HAS(rxt_host_api_t, api, member)
@@ -386,6 +424,10 @@ typedef struct rxt_plugin_descriptor_s {
   /* ---- Kernel libraries (appended in version 3: read only when struct_size covers them) ---- */
   const rxt_library_t* const* libraries;
   size_t num_libraries;
+
+  /* ---- Importers (appended in version 3: read only when struct_size covers them) ---- */
+  const rxt_importer_t* const* importers;
+  size_t num_importers;
 } rxt_plugin_descriptor_t;
 
 typedef const rxt_plugin_descriptor_t* (*rxt_plugin_entry_fn_t)(uint32_t host_abi_version,

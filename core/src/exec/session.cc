@@ -70,6 +70,17 @@ IRModule Session::Parse(const std::string& text, const std::string& name) {
   return ParseModule(text, name);
 }
 
+bool Session::CanImport(const std::string& path) {
+  if (IsImportable(host_, path)) return true;
+  LoadSearchPathOnce();
+  return IsImportable(host_, path);
+}
+
+ImportedModel Session::Import(const std::string& path, const std::string& options) {
+  CanImport(path);  // loads the search path if no loaded importer reads it
+  return ImportModel(host_, path, options);
+}
+
 IRModule Session::Differentiate(const IRModule& module, const std::string& function, std::vector<int> require_grads) {
   try {
     return Gradient(module, function, require_grads, 0, &host_);

@@ -74,6 +74,9 @@ rxt_status_t RegisterOp(rxt_host_t* host, const rxt_op_t* op) noexcept {
 rxt_status_t RegisterLibrary(rxt_host_t* host, const rxt_library_t* library) noexcept {
   return Guarded(host, [&](PluginRecord& record) { return StageLibrary(record, library); });
 }
+rxt_status_t RegisterImporter(rxt_host_t* host, const rxt_importer_t* importer) noexcept {
+  return Guarded(host, [&](PluginRecord& record) { return StageImporter(record, importer); });
+}
 
 // ---- Registration, versions 1 and 2 (the abi2_* slots).
 
@@ -137,6 +140,7 @@ void InitHostApi(PluginRecord& record) {
   record.api.register_extern = &RegisterExtern;
   record.api.register_op = &RegisterOp;
   record.api.register_library = &RegisterLibrary;
+  record.api.register_importer = &RegisterImporter;
 }
 
 }  // namespace rxt::plugin_detail

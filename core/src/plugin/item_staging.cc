@@ -186,6 +186,16 @@ rxt_status_t StageLibrary(PluginRecord& record, const rxt_library_t* library) {
   return nullptr;
 }
 
+rxt_status_t StageImporter(PluginRecord& record, const rxt_importer_t* importer) {
+  return StageVTable<rxt_importer_t>(
+      record, PluginItemKind::kImporter, importer, RXT_SIZE_THROUGH(rxt_importer_t, import),
+      [](const rxt_importer_t& v) -> const char* {
+        bool no_extensions = v.extensions == nullptr || v.extensions[0] == '\0';
+        return no_extensions ? "extensions" : v.import == nullptr ? "import" : nullptr;
+      },
+      &PluginItem::importer);
+}
+
 rxt_code_t StageAbi2Item(PluginRecord& record, PluginItemKind kind, const abi2::Item* item) {
   const char* kind_name = PluginItemKindName(kind);
   auto reject = [&](ErrorCode code, std::string message) {
@@ -230,7 +240,8 @@ void AdaptAbi2Item(PluginRecord& record, PluginItem& item, const abi2::Item& raw
     case PluginItemKind::kGradient: item.gradient_rule = adapters.GradientRule(raw); return;
     case PluginItemKind::kBackend:
     case PluginItemKind::kOp:
-    case PluginItemKind::kLibrary: return;
+    case PluginItemKind::kLibrary:
+    case PluginItemKind::kImporter: return;
   }
 }
 

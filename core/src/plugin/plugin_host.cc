@@ -66,6 +66,9 @@ void StageDescriptorItems(PluginRecord& record, const rxt_plugin_descriptor_t& d
   if (DescriptorHas(d, d.num_libraries)) {
     StageList(record, d.libraries, d.num_libraries, "library", &plugin_detail::StageLibrary);
   }
+  if (DescriptorHas(d, d.num_importers)) {
+    StageList(record, d.importers, d.num_importers, "importer", &plugin_detail::StageImporter);
+  }
 }
 
 /// The same for a descriptor of version 1 or 2, whose lists are arrays of items.
@@ -137,6 +140,7 @@ const char* PluginItemKindName(PluginItemKind kind) {
     case PluginItemKind::kBackend: return "backend";
     case PluginItemKind::kOp: return "op";
     case PluginItemKind::kLibrary: return "library";
+    case PluginItemKind::kImporter: return "importer";
   }
   return "unknown";
 }

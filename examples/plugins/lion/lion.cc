@@ -87,16 +87,19 @@ const rxt_optimizer_t kLion = {
     nullptr, &BuildLion};
 const rxt_optimizer_t* const kOptimizers[] = {&kLion};
 
-const rxt_plugin_descriptor_t kPlugin = {
-    sizeof(rxt_plugin_descriptor_t), RXT_PLUGIN_ABI_VERSION, "lion", "1.0.0",
-    "The Lion optimizer (an out-of-tree example plugin).",
-    kOptimizers, 1,  // optimizers
-    nullptr, 0,      // losses
-    nullptr, 0,      // gradient rules
-    nullptr, 0,      // backends
-    nullptr, 0,      // extern functions
-    nullptr, 0,      // ops
-    nullptr, 0};     // kernel libraries
+// Zero first, then the members used: lists appended to the descriptor in later versions stay
+// empty, and the source keeps compiling with -Wextra -Werror.
+const rxt_plugin_descriptor_t kPlugin = [] {
+  rxt_plugin_descriptor_t d{};
+  d.struct_size = sizeof(rxt_plugin_descriptor_t);
+  d.abi_version = RXT_PLUGIN_ABI_VERSION;
+  d.name = "lion";
+  d.version = "1.0.0";
+  d.summary = "The Lion optimizer (an out-of-tree example plugin).";
+  d.optimizers = kOptimizers;
+  d.num_optimizers = 1;
+  return d;
+}();
 
 }  // namespace
 

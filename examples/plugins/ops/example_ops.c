@@ -146,16 +146,17 @@ static const rxt_gradient_rule_t kLeakyReluGrad = {sizeof(rxt_gradient_rule_t), 
                                                    "dx = where(x > 0, dy, negative_slope dy)", NULL, LeakyReluGrad};
 static const rxt_gradient_rule_t* const kRules[] = {&kSoftplusGrad, &kLeakyReluGrad};
 
+/* Designated initializers: lists appended to the descriptor in later versions start empty. */
 static const rxt_plugin_descriptor_t kPlugin = {
-    sizeof(rxt_plugin_descriptor_t), RXT_PLUGIN_ABI_VERSION, "example_ops", "1.0.0",
-    "Example ops: example.softplus and example.leaky_relu, with their gradients.",
-    NULL, 0,    /* optimizers */
-    NULL, 0,    /* losses */
-    kRules, 2,  /* gradient rules */
-    NULL, 0,    /* backends */
-    NULL, 0,    /* extern functions */
-    kOps, 2,    /* ops */
-    NULL, 0};   /* kernel libraries */
+    .struct_size = sizeof(rxt_plugin_descriptor_t),
+    .abi_version = RXT_PLUGIN_ABI_VERSION,
+    .name = "example_ops",
+    .version = "1.0.0",
+    .summary = "Example ops: example.softplus and example.leaky_relu, with their gradients.",
+    .gradient_rules = kRules,
+    .num_gradient_rules = 2,
+    .ops = kOps,
+    .num_ops = 2};
 
 RXT_PLUGIN_EXPORT const rxt_plugin_descriptor_t* rxt_plugin_entry(uint32_t host_abi_version,
                                                                   const rxt_host_api_t* host) {

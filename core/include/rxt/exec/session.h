@@ -29,6 +29,7 @@
 
 #include "rxt/exec/build.h"
 #include "rxt/exec/context.h"
+#include "rxt/exec/import.h"
 #include "rxt/ir/module.h"
 #include "rxt/plugin/plugin_host.h"
 #include "rxt/runtime/kernel.h"
@@ -85,6 +86,11 @@ class Session {
   /// it does not parse, the search path is loaded (once, unless off) and it is parsed again; the
   /// error of the last try is thrown.
   IRModule Parse(const std::string& text, const std::string& name);
+  /// Whether an importer of the session's plugins reads |path| (by its extension), loading the
+  /// search path (once, unless off) when none of the loaded ones does.
+  bool CanImport(const std::string& path);
+  /// The model at |path| read by its importer (exec/import.h), |options| passed on.
+  ImportedModel Import(const std::string& path, const std::string& options = "");
   /// The Gradient pass (transform/training/gradient.h) with the session's gradient rules; if an
   /// op has no rule, the search path is loaded (once, unless off) and it runs again.
   IRModule Differentiate(const IRModule& module, const std::string& function, std::vector<int> require_grads);
