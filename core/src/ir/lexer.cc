@@ -48,9 +48,14 @@ class Lexer {
       } else if (c == '%') {
         ++pos_;
         token.kind = TokenKind::kLocal;
-        while (pos_ < src_.size() && IsIdentChar(src_[pos_])) ++pos_;
-        if (pos_ == start + 1) Fail(token, "expected a variable name after '%'");
-        token.value = std::string(src_.substr(start + 1, pos_ - start - 1));
+        if (pos_ < src_.size() && src_[pos_] == '"') {  // %"conv1.weight": any name, quoted
+          token.value = LexString();
+          if (token.value.empty()) Fail(token, "a variable name must not be empty");
+        } else {
+          while (pos_ < src_.size() && IsIdentChar(src_[pos_])) ++pos_;
+          if (pos_ == start + 1) Fail(token, "expected a variable name after '%'");
+          token.value = std::string(src_.substr(start + 1, pos_ - start - 1));
+        }
       } else if (c == '@') {
         ++pos_;
         token.kind = TokenKind::kGlobal;

@@ -108,7 +108,9 @@ bool Namer::Taken(const std::string& name) const {
 
 const std::string& Namer::DefineIn(size_t level, const void* key, std::string_view hint) {
   if (const std::string* existing = Find(key)) return *existing;
-  const std::string base = SanitizeName(hint, bare_);
+  // Relax variables keep their names verbatim (LocalName quotes what needs it); bare names
+  // (kernel variables, symbolic dims) must read as identifiers.
+  const std::string base = bare_ ? SanitizeName(hint, true) : hint.empty() ? std::string("v") : std::string(hint);
   std::string name = base;
   if (Taken(name)) {
     int& next = next_suffix_.try_emplace(base, 1).first->second;
@@ -168,10 +170,10 @@ std::string TextPrinter::GlobalName(const std::string& name) const {
 }
 
 std::string TextPrinter::VarName(const VarNode* var) {
-  if (const std::string* name = vars_.Find(var)) return "%" + *name;
+  if (const std::string* name = vars_.Find(var)) return LocalName(*name);
   // A standalone fragment, or a variable used out of scope. A message shows at most the
   // budget of a long name.
-  return "%" + SanitizeName(std::string_view(var->name).substr(0, budget_), false);
+  return LocalName(std::string_view(var->name).substr(0, budget_));
 }
 
 // ---- Module and functions
@@ -203,7 +205,7 @@ void TextPrinter::Function(const std::string& name, const FunctionNode& function
   prim_vars_ = Namer(true);
   std::vector<std::string> params;
   for (const Var& param : function.params) {
-    std::string param_name = "%" + vars_.Define(param.get(), param->name);
+    std::string param_name = LocalName(vars_.Define(param.get(), param->name));
     params.push_back(param_name + ": " + SInfo(param->struct_info));
   }
   std::string tail = ") -> " + SInfo(function.ret_sinfo);
@@ -238,7 +240,7 @@ void TextPrinter::SeqBody(const SeqExprNode& seq, const char* terminator) {
 
 void TextPrinter::Binding(const rxt::Binding& binding) {
   if (!binding.var) return;
-  std::string name = "%" + vars_.Define(binding.var.get(), binding.var->name);
+  std::string name = LocalName(vars_.Define(binding.var.get(), binding.var->name));
   if (AnnotationIsInferred(binding)) {
     Line(name + " = " + Expr(binding.value));
     return;

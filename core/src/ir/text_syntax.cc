@@ -139,6 +139,12 @@ std::string SanitizeName(std::string_view hint, bool bare) {
   return name;
 }
 
+std::string LocalName(std::string_view name) {
+  bool plain = !name.empty();
+  for (char c : name) plain &= std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  return "%" + (plain ? std::string(name) : QuoteString(name));
+}
+
 std::string QuoteString(std::string_view value) {
   std::string out = "\"";
   for (char c : value) {

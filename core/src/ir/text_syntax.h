@@ -32,6 +32,10 @@ bool IsDottedName(std::string_view name);
 /// hint becomes "v"; with |bare|, a leading digit or "inf_" / "nan_" gets a "v" prefix.
 std::string SanitizeName(std::string_view hint, bool bare);
 
+/// A Relax variable's name as written: %name when it is [A-Za-z0-9_]+, else %"name" quoted
+/// (names an importer keeps verbatim: %"conv1.weight").
+std::string LocalName(std::string_view name);
+
 /// "text" with \" \\ \n \t \r and \xHH escapes.
 std::string QuoteString(std::string_view value);
 

@@ -131,14 +131,22 @@ TEST(PrintNames, ClashingVariableNamesAreDisambiguated) {
   EXPECT_TRUE(Contains(printed, "%v: Tensor((2, 3), float32) = nn.relu(%x_1_1)")) << printed;
 }
 
-TEST(PrintNames, OddNamesAreSanitized) {
-  IRModule module = ModuleWith([](BlockBuilder& b, const Var& x) {
-    return b.Emit(MakeOpCall("nn.relu", {x}), "layer.0/out");
+// Relax variables keep any name (an importer's "conv1.weight"), quoted where it is not
+// [A-Za-z0-9_]+; it reads back verbatim.
+TEST(PrintNames, OddVariableNamesAreQuotedVerbatim) {
+  Var out;
+  IRModule module = ModuleWith([&](BlockBuilder& b, const Var& x) {
+    Var a = b.Emit(MakeOpCall("nn.relu", {x}), "layer.0/out");
+    Var c = b.Emit(MakeOpCall("nn.relu", {a}), "say \"hi\"\n");
+    return out = b.Emit(MakeOpCall("add", {a, c}), "layer_0_out");  // the old stand-in: no clash
   });
   module.attrs.Set("odd key", AttrValue(1));
   const std::string printed = PrintAndCheckRoundTrip(module);
-  EXPECT_TRUE(Contains(printed, "%layer_0_out: Tensor((2, 3), float32) = nn.relu(%x)")) << printed;
+  EXPECT_TRUE(Contains(printed, "%\"layer.0/out\": Tensor((2, 3), float32) = nn.relu(%x)")) << printed;
+  EXPECT_TRUE(Contains(printed, "%\"say \\\"hi\\\"\\n\": Tensor((2, 3), float32) = nn.relu(%\"layer.0/out\")")) << printed;
+  EXPECT_TRUE(Contains(printed, "%layer_0_out: Tensor((2, 3), float32) = add(%\"layer.0/out\", ")) << printed;
   EXPECT_TRUE(Contains(printed, "attributes {\"odd key\" = 1}")) << printed;
+  EXPECT_EQ(PrintModule(ParseModule(printed)), printed);
 }
 
 TEST(PrintNames, SymbolicVariablesWithClashingOrReservedNames) {
