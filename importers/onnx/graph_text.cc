@@ -57,7 +57,7 @@ const char* DTypeName(int type) {
 
 class Writer {
  public:
-  Writer(const onnx::ModelProto& model, const std::string& path) : model_(model), path_(path) {}
+  explicit Writer(const onnx::ModelProto& model) : model_(model) {}
 
   GraphText Write() {
     const onnx::GraphProto& graph = model_.graph();
@@ -77,11 +77,12 @@ class Writer {
     }
     std::ostringstream body;
     std::map<std::string, std::pair<int, std::string>> unsupported;  // op -> count, first node
-    for (const onnx::NodeProto& node : graph.node()) {
+    for (int index = 0; index < graph.node_size(); ++index) {
+      const onnx::NodeProto& node = graph.node(index);
       std::string call = Call(node);
       if (call.empty()) {
         auto& entry = unsupported[node.op_type()];
-        if (entry.first++ == 0) entry.second = node.name();
+        if (entry.first++ == 0) entry.second = NodeName(node, index);
         continue;
       }
       body << "    " << Local(node.output(0)) << " = " << call << "\n";
@@ -90,7 +91,7 @@ class Writer {
       std::string list;
       for (const auto& [op, entry] : unsupported) {
         list += (list.empty() ? "" : ", ") + op + " (" + std::to_string(entry.first) + " node" +
-                (entry.first > 1 ? "s" : "") + ", first '" + entry.second + "')";
+                (entry.first > 1 ? "s" : "") + ", first " + entry.second + ")";
       }
       Fail("unsupported ops: " + list);
     }
@@ -113,7 +114,13 @@ class Writer {
   }
 
  private:
-  [[noreturn]] void Fail(const std::string& what) const { throw ImportError(path_ + ": " + what); }
+  [[noreturn]] void Fail(const std::string& what) const { throw ImportError(what); }
+
+  /// "node 3 'Conv_3'" (or "node 3" when it has no name).
+  static std::string NodeName(const onnx::NodeProto& node, int index) {
+    std::string name = "node " + std::to_string(index);
+    return node.name().empty() ? name : name + " '" + node.name() + "'";
+  }
 
   static std::string Join(const std::vector<std::string>& parts) {
     std::string out;
@@ -179,11 +186,10 @@ class Writer {
   }
 
   const onnx::ModelProto& model_;
-  std::string path_;
 };
 
 }  // namespace
 
-GraphText WriteGraph(const onnx::ModelProto& model, const std::string& path) { return Writer(model, path).Write(); }
+GraphText WriteGraph(const onnx::ModelProto& model) { return Writer(model).Write(); }
 
 }  // namespace rxt::import_onnx

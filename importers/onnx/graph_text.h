@@ -16,7 +16,7 @@ struct GraphText {
   std::vector<const onnx::TensorProto*> params;  // the initializers that became parameters, in order
 };
 
-/// Throws ImportError (naming |path| and the node) for what cannot be imported.
-GraphText WriteGraph(const onnx::ModelProto& model, const std::string& path);
+/// Throws ImportError (naming the node) for what cannot be imported.
+GraphText WriteGraph(const onnx::ModelProto& model);
 
 }  // namespace rxt::import_onnx

@@ -17,25 +17,25 @@ constexpr std::streamoff kMaxModelBytes = std::streamoff(2) << 30;
 
 onnx::ModelProto ReadModel(const std::string& path) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw ImportError(path + ": cannot open the file");
+  if (!in) throw ImportError("cannot open the file");
   std::streamoff size = in.tellg();
-  if (size > kMaxModelBytes) throw ImportError(path + ": larger than 2 GiB (keep the weights in external data)");
+  if (size > kMaxModelBytes) throw ImportError("larger than 2 GiB (keep the weights in external data)");
   std::vector<char> bytes(static_cast<size_t>(size));
   in.seekg(0);
-  if (!in.read(bytes.data(), size)) throw ImportError(path + ": cannot read the file");
+  if (!in.read(bytes.data(), size)) throw ImportError("cannot read the file");
   onnx::ModelProto model;
   if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    throw ImportError(path + ": not an ONNX model (protobuf cannot parse it: truncated or another format?)");
+    throw ImportError("not an ONNX model (protobuf cannot parse it: truncated or another format?)");
   }
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception& e) {
-    throw ImportError(path + ": ONNX's checker refuses the model: " + e.what());
+    throw ImportError(std::string("ONNX's checker refuses the model: ") + e.what());
   }
   try {
     onnx::shape_inference::InferShapes(model);
   } catch (const std::exception& e) {
-    throw ImportError(path + ": ONNX's shape inference fails: " + e.what());
+    throw ImportError(std::string("ONNX's shape inference fails: ") + e.what());
   }
   return model;
 }

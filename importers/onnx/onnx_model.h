@@ -9,7 +9,8 @@
 
 namespace rxt::import_onnx {
 
-/// A failure of the import, already worded for the user ("model.onnx: node 'Conv_3' (Conv): ...").
+/// A failure of the import, worded for the user ("unsupported ops: Conv (1 node, first node 0)");
+/// the host adds the file and the importer's name.
 struct ImportError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };

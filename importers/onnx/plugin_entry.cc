@@ -14,17 +14,17 @@ namespace {
 using plugin_support::MakeStatus;
 
 /// A float initializer's values (raw_data or float_data), as a compact float32 tensor.
-std::vector<float> FloatValues(const onnx::TensorProto& t, size_t count, const std::string& path) {
+std::vector<float> FloatValues(const onnx::TensorProto& t, size_t count) {
   std::vector<float> values(count);
   if (t.has_raw_data()) {
     if (t.raw_data().size() != count * sizeof(float)) {
-      throw ImportError(path + ": initializer '" + t.name() + "' holds " + std::to_string(t.raw_data().size()) +
+      throw ImportError("initializer '" + t.name() + "' holds " + std::to_string(t.raw_data().size()) +
                         " bytes for " + std::to_string(count) + " floats");
     }
     std::memcpy(values.data(), t.raw_data().data(), t.raw_data().size());  // little-endian, as ONNX stores it
   } else {
     if (static_cast<size_t>(t.float_data_size()) != count) {
-      throw ImportError(path + ": initializer '" + t.name() + "' holds " + std::to_string(t.float_data_size()) +
+      throw ImportError("initializer '" + t.name() + "' holds " + std::to_string(t.float_data_size()) +
                         " floats for " + std::to_string(count));
     }
     std::copy(t.float_data().begin(), t.float_data().end(), values.begin());
@@ -36,19 +36,19 @@ rxt_status_t Import(void* /*state*/, const char* path, const char* options, cons
                     rxt_import_sink_t* sink) {
   try {
     if (options != nullptr && options[0] != '\0') {
-      throw ImportError(std::string(path) + ": the onnx importer takes no options yet, got '" + options + "'");
+      throw ImportError(std::string("it takes no options yet, got '") + options + "'");
     }
     onnx::ModelProto model = ReadModel(path);
-    GraphText graph = WriteGraph(model, path);
+    GraphText graph = WriteGraph(model);
     if (rxt_status_t s = api->write_text(sink, graph.text.data(), graph.text.size())) return s;
     for (const onnx::TensorProto* t : graph.params) {
       if (t->data_location() == onnx::TensorProto::EXTERNAL) {
-        throw ImportError(std::string(path) + ": initializer '" + t->name() + "' is in external data (not supported yet)");
+        throw ImportError("initializer '" + t->name() + "' is in external data (not supported yet)");
       }
       std::vector<int64_t> shape(t->dims().begin(), t->dims().end());
       size_t count = 1;
       for (int64_t d : shape) count *= static_cast<size_t>(d);
-      std::vector<float> values = FloatValues(*t, count, path);
+      std::vector<float> values = FloatValues(*t, count);
       DLTensor tensor{};
       tensor.data = values.data();
       tensor.device = {kDLCPU, 0};
@@ -61,7 +61,7 @@ rxt_status_t Import(void* /*state*/, const char* path, const char* options, cons
   } catch (const ImportError& e) {
     return MakeStatus(RXT_INVALID_ARGUMENT, e.what());
   } catch (const std::exception& e) {
-    return MakeStatus(RXT_INTERNAL, std::string(path) + ": " + e.what());
+    return MakeStatus(RXT_INTERNAL, e.what());
   }
 }
 

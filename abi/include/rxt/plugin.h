@@ -327,7 +327,8 @@ typedef struct rxt_importer_s {
   const char* extensions;
   /* Required. Reads the model at |path| with |options| (attributes in the text format, e.g.
    * "freeze=[fc.weight]"; "" for none; unknown names are an error) and writes it through |api|
-   * to |sink|. A failure names the file and, where there is one, the node. */
+   * to |sink|. A failure names the node where there is one; the host adds the file and the
+   * importer's name ("model.onnx: onnx importer: <message>"). */
   rxt_status_t (*import)(void* state, const char* path, const char* options, const rxt_import_sink_api_t* api,
                          rxt_import_sink_t* sink);
 } rxt_importer_t;

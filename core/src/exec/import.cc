@@ -102,7 +102,7 @@ ImportedModel ImportModel(const PluginHost& host, const std::string& path, const
   rxt_import_sink_api_t api{sizeof(rxt_import_sink_api_t), &WriteText, &AddValue};
   rxt_import_sink_s sink;
   rxt_status_t status = importer.import(importer.state, path.c_str(), options.c_str(), &api, &sink);
-  ThrowIfFailed(status, StrCat(item.name, " importer"));
+  ThrowIfFailed(status, StrCat(path, ": ", item.name, " importer"));
   ImportedModel model;
   model.format = item.name;
   try {

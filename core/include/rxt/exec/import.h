@@ -26,7 +26,7 @@ struct ImportedModel {
 PluginItem FindImporter(const PluginHost& host, const std::string& path);
 
 /// Reads |path| with the importer FindImporter gives, |options| passed on (attributes in the
-/// text format). Errors: the importer's own (its code, "<format> importer: <message>"), text it
+/// text format). Errors: the importer's own (its code, "<path>: <format> importer: <message>"), text it
 /// wrote that does not parse or is not well formed (kInternal: a bug of the importer, with the
 /// parser's line and column), a value for a name given twice.
 ImportedModel ImportModel(const PluginHost& host, const std::string& path, const std::string& options = "");

@@ -1,0 +1,74 @@
+#!/usr/bin/python3
+"""Runs ONNX backend test cases (Debian's libonnx-testdata: <case>/model.onnx and
+test_data_set_*/{input,output}_N.pb) through rxt: import, build, run each data set, compare
+with the expected outputs at ONNX's tolerances (rtol 1e-3, atol 1e-7).
+
+  run_node_cases.py RXT PLUGIN DATA_DIR WORK_DIR CASE...
+
+Prints one line per case (passed / wrong / unsupported / failed to import / error) and exits 1
+unless every case passed. Needs /usr/bin/python3 with python3-onnx and python3-numpy."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+from onnx import TensorProto, numpy_helper
+
+rxt, plugin, data_dir, work_dir = sys.argv[1:5]
+cases = sys.argv[5:]
+
+
+def load_tensor(path):
+    tensor = TensorProto()
+    with open(path, "rb") as f:
+        tensor.ParseFromString(f.read())
+    return tensor.name, numpy_helper.to_array(tensor)
+
+
+def run(*args):
+    return subprocess.run([rxt, *args], capture_output=True, text=True)
+
+
+def check(case):
+    case_dir = os.path.join(data_dir, case)
+    out_dir = os.path.join(work_dir, case)
+    os.makedirs(out_dir, exist_ok=True)
+    module = os.path.join(out_dir, "model.rxt")
+    imported = run("import", os.path.join(case_dir, "model.onnx"), "-o", module, "--plugin", plugin)
+    if imported.returncode != 0:
+        kind = "unsupported" if "unsupported ops" in imported.stderr else "failed to import"
+        return kind, imported.stderr.strip()
+    exe = os.path.join(out_dir, "model.rxtx")
+    built = run("build", module, "-o", exe, "--no-emit-library")
+    if built.returncode != 0:
+        return "error", built.stderr.strip()
+    for set_dir in sorted(d for d in os.listdir(case_dir) if d.startswith("test_data_set_")):
+        full = os.path.join(case_dir, set_dir)
+        inputs = sorted(f for f in os.listdir(full) if f.startswith("input_"))
+        outputs = sorted(f for f in os.listdir(full) if f.startswith("output_"))
+        args = []
+        for i, name in enumerate(inputs):
+            tensor_name, value = load_tensor(os.path.join(full, name))
+            path = os.path.join(out_dir, f"{set_dir}_in{i}.npy")
+            np.save(path, value)
+            args += ["-i", f"{tensor_name}={path}"]
+        result_dir = os.path.join(out_dir, set_dir) + "/"
+        ran = run("run", exe, "--fn", "backbone", *args, "-o",
+                  result_dir if len(outputs) > 1 else os.path.join(out_dir, f"{set_dir}_out.npy"))
+        if ran.returncode != 0:
+            return "error", ran.stderr.strip()
+        for k, name in enumerate(outputs):
+            _, expected = load_tensor(os.path.join(full, name))
+            got_path = os.path.join(result_dir, f"{k}.npy") if len(outputs) > 1 else os.path.join(out_dir, f"{set_dir}_out.npy")
+            got = np.load(got_path)
+            if got.shape != expected.shape or not np.allclose(got, expected, rtol=1e-3, atol=1e-7):
+                return "wrong", f"{set_dir} output {k}: max |diff| {np.max(np.abs(got.astype(np.float64) - expected)) if got.shape == expected.shape else 'shape ' + str(got.shape)}"
+    return "passed", ""
+
+
+failures = 0
+for case in cases:
+    verdict, detail = check(case)
+    failures += verdict != "passed"
+    print(f"{case}: {verdict}" + (f" ({detail.splitlines()[0]})" if detail else ""))
+sys.exit(1 if failures else 0)
