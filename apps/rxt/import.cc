@@ -15,10 +15,8 @@ namespace {
 
 /// OUT.rxt -> OUT.safetensors (any other name: the name with .safetensors appended).
 std::string ValuesPathFor(const std::string& module_path) {
-  const std::string suffix = ".rxt";
-  bool has_suffix = module_path.size() > suffix.size() &&
-                    module_path.compare(module_path.size() - suffix.size(), suffix.size(), suffix) == 0;
-  return (has_suffix ? module_path.substr(0, module_path.size() - suffix.size()) : module_path) + ".safetensors";
+  bool rxt = module_path.size() > 4 && module_path.ends_with(".rxt");
+  return (rxt ? module_path.substr(0, module_path.size() - 4) : module_path) + ".safetensors";
 }
 
 }  // namespace

@@ -44,8 +44,7 @@ std::string ReadFile(const std::string& path) {
 
 IRModule ParseFile(const std::string& path, Session* session) {
   // A model of another format, where an importer plugin reads it (its values are not needed here).
-  bool rxt_text = path.size() >= 4 && path.compare(path.size() - 4, 4, ".rxt") == 0;
-  if (!rxt_text && session != nullptr && session->CanImport(path)) {
+  if (!path.ends_with(".rxt") && session != nullptr && session->CanImport(path)) {
     return NamingFileInErrors(path, [&] { return session->Import(path).module; });
   }
   std::string text = ReadFile(path);

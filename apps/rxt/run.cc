@@ -96,10 +96,6 @@ void PrintValue(const Value& value) {
   }
 }
 
-bool EndsWith(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 /// --output: a .npy file for a tensor; a directory (ending in '/' or existing) gets one .npy per
 /// tensor of the result named by its position ("1.0" -> 1_0.npy); a .safetensors file gets every
 /// tensor, named by position ("0", "1.0"; a tensor result: "0"). Each file is written atomically.
@@ -115,14 +111,14 @@ void WriteResult(const std::string& output, const std::string& function, const V
   }
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (EndsWith(output, ".safetensors")) {
+  if (output.ends_with(".safetensors")) {
     TensorFile file;
     for (const auto& [path, leaf] : leaves) file.tensors.emplace_back(path.empty() ? "0" : path, leaf.tensor());
     SaveSafetensors(output, file);
     std::cout << output << ": " << leaves.size() << (leaves.size() == 1 ? " tensor" : " tensors") << "\n";
     return;
   }
-  if (EndsWith(output, "/") || fs::is_directory(output, ec)) {
+  if (output.ends_with("/") || fs::is_directory(output, ec)) {
     fs::create_directories(output, ec);
     if (ec) Throw(ErrorCode::kInvalidArgument, "--output ", Quoted(output), ": cannot create the directory: ", ec.message());
     for (const auto& [path, leaf] : leaves) {

@@ -38,15 +38,11 @@ std::vector<std::string> Extensions(const rxt_importer_t& importer) {
   return out;
 }
 
-bool EndsWith(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 std::optional<PluginItem> Match(const PluginHost& host, const std::string& path) {
   std::string lower = Lower(path);
   for (const PluginItem& item : host.Items(PluginItemKind::kImporter)) {
     for (const std::string& extension : Extensions(*item.importer)) {
-      if (EndsWith(lower, extension)) return item;
+      if (lower.ends_with(extension)) return item;
     }
   }
   return std::nullopt;
