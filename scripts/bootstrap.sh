@@ -37,6 +37,13 @@ packages=(
   dataset-fashion-mnist # the training data of the seed MLP
   python3-numpy         # reference results in tests, DLPack interop of the Python bindings
   python3-torch         # PyTorch autograd as the reference of docs/tutorial.md's test (run with /usr/bin/python3)
+  # --- ONNX in and out (issue 14; importers/onnx is built only when these are there)
+  libonnx-dev           # ONNX 1.12: protobuf parsing, checker, shape inference, version converter
+  libprotobuf-dev       # protobuf 3.21: ONNX's messages
+  protobuf-compiler     # protoc: ONNX's CMake package expects it
+  libonnx-testdata      # ONNX's backend test cases: the conformance test (tests/importers/onnx)
+  python3-onnx          # reading the test cases' tensors, exporting fixtures (/usr/bin/python3)
+  python3-torchvision   # the torchvision models the ONNX fixtures are exported from
 )
 
 # shellcheck source=apt_install.sh

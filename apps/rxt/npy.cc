@@ -26,7 +26,8 @@ struct DescrEntry {
 // The descrs written by NumPy on a little-endian machine ('|' = byte order not applicable).
 constexpr DescrEntry kDescrs[] = {
     {"<f4", DType::kFloat32}, {"<f8", DType::kFloat64}, {"<i4", DType::kInt32}, {"<i8", DType::kInt64},
-    {"|u1", DType::kUInt8},   {"<u1", DType::kUInt8},   {"|b1", DType::kBool},
+    {"|u1", DType::kUInt8},   {"<u1", DType::kUInt8},   {"|b1", DType::kBool},    {"|i1", DType::kInt8},
+    {"<i1", DType::kInt8},    {"<i2", DType::kInt16},   {"<f2", DType::kFloat16},
 };
 
 // A cursor over the header, a Python dict literal:
@@ -114,7 +115,7 @@ std::string_view DescrOf(DType dtype) {
     if (e.dtype == dtype) return e.descr;
   }
   Throw(ErrorCode::kInvalidArgument, "cannot write a ", DTypeName(dtype),
-        " tensor to .npy (supported: float32, float64, int32, int64, uint8, bool)");
+        " tensor to .npy (supported: float16, float32, float64, int8, int16, int32, int64, uint8, bool)");
 }
 
 uint32_t ReadLittleEndian(std::string_view bytes, size_t offset, size_t width) {
@@ -167,7 +168,7 @@ Tensor ParseNpy(std::string_view bytes, const std::string& source) {
   std::optional<DType> dtype = DTypeOfDescr(*descr);
   if (!dtype) {
     Throw(ErrorCode::kInvalidArgument, source, ": unsupported dtype ", Quoted(*descr),
-          " (supported: float32, float64, int32, int64, uint8, bool)");
+          " (supported: float16, float32, float64, int8, int16, int32, int64, uint8, bool)");
   }
   size_t count = 1;
   for (int64_t dim : *shape) {

@@ -1,10 +1,14 @@
-// rxt run OUT.rxtx [--fn main] --input NAME=FILE.npy ... [--output FILE.npy|DIR/|FILE.safetensors] [--profile]:
-// load an executable, load its backend from a plugin, call one function on .npy inputs.
+// rxt run OUT.rxtx [--fn main] --input NAME=FILE.npy ... [--params FILE.safetensors]
+//         [--output FILE.npy|DIR/|FILE.safetensors] [--profile]:
+// load an executable, load its backend from a plugin, call one function on .npy inputs; the
+// parameters no --input names come by name from --params, or from OUT.safetensors beside the
+// executable (what `rxt import` writes beside a module).
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "command.h"
 #include "plugin_options.h"
@@ -22,6 +26,7 @@ struct RunOptions {
   std::string file;
   std::string function = "main";
   std::vector<std::string> inputs;  // NAME=FILE.npy
+  std::string params;               // FILE.safetensors; empty: the executable's stem + .safetensors, if there
   std::string output;
   std::string backend;  // empty: the executable's
   PluginOptions plugins;
@@ -32,6 +37,7 @@ std::string StripPercent(const std::string& name) { return !name.empty() && name
 
 // The arguments of |f| in parameter order, from NAME=FILE pairs; |paths| gets their files.
 std::vector<Value> ReadArguments(const VMFunction& f, const std::vector<std::string>& inputs,
+                                 const TensorFile* values, const std::string& values_path,
                                  std::vector<std::string>& paths) {
   std::map<std::string, std::string> files;
   for (const std::string& input : inputs) {
@@ -48,8 +54,13 @@ std::vector<Value> ReadArguments(const VMFunction& f, const std::vector<std::str
   for (const std::string& p : f.param_names) {
     auto it = files.find(StripPercent(p));
     if (it == files.end()) {
+      if (const Tensor* value = values != nullptr ? values->Find(StripPercent(p)) : nullptr) {
+        args.emplace_back(*value);
+        paths.push_back(StrCat(values_path, " (", StripPercent(p), ")"));
+        continue;
+      }
       Throw(ErrorCode::kInvalidArgument, f.name, ": no --input for parameter '", StripPercent(p), "' (parameters: ", params,
-            ")");
+            ")", values != nullptr ? StrCat("; ", values_path, " has no tensor of that name") : std::string());
     }
     args.emplace_back(ReadNpy(it->second));
     paths.push_back(it->second);
@@ -142,8 +153,16 @@ void Run(const RunOptions& options) {
   Executable exec = Executable::Load(options.file);
   int function = exec.FindFunction(options.function);
   if (function < 0) Throw(ErrorCode::kNotFound, options.file, " has no function ", Quoted(options.function));
+  std::string params_path = options.params;
+  if (params_path.empty()) {
+    std::filesystem::path beside = std::filesystem::path(options.file).replace_extension(".safetensors");
+    if (std::filesystem::exists(beside)) params_path = beside.string();
+  }
+  std::optional<TensorFile> params;
+  if (!params_path.empty()) params = LoadSafetensors(params_path);
   std::vector<std::string> paths;
-  std::vector<Value> args = ReadArguments(exec.functions[function], options.inputs, paths);
+  std::vector<Value> args =
+      ReadArguments(exec.functions[function], options.inputs, params ? &*params : nullptr, params_path, paths);
 
   Session session({.plugins = options.plugins.paths, .search_path = !options.plugins.no_search});
   RunnableExecutable run = session.CreateVM(std::move(exec), options.backend);
@@ -174,13 +193,17 @@ void AddRunCommand(CLI::App& app, CommandResult& result) {
   run->add_option("--fn", options->function, "The function to call")->capture_default_str();
   run->add_option("--input,-i", options->inputs, "A parameter's value: NAME=FILE.npy (one per parameter)")
       ->type_name("NAME=FILE");
+  run->add_option("--params", options->params,
+                  "Values of the parameters no --input names, by name (default: FILE's name with .safetensors, "
+                  "when there: what 'rxt import' writes beside the module)")
+      ->type_name("FILE.safetensors");
   run->add_option("--output,-o", options->output,
                   "Write the result instead of printing it: FILE.npy (a tensor), DIR/ (one .npy per tensor of a "
                   "tuple, named by position: 0.npy, 1_0.npy...) or FILE.safetensors (every tensor, named 0, 1.0...)");
   run->add_option("--backend", options->backend, "The backend to run on (default: the one the executable was built for, which the VM requires)");
   AddPluginOptions(run, &options->plugins);
   run->add_flag("--profile", options->profile, "Print the time spent per kernel and per instruction kind");
-  run->footer(".npy inputs: C-order, little-endian float32, float64, int32, int64, uint8 or bool.\n"
+  run->footer(".npy inputs: C-order, little-endian float16, float32, float64, int8, int16, int32, int64, uint8 or bool.\n"
               "Backends come from plugins (see 'rxt plugins'). Example:\n"
               "  rxt run my_module.rxtx --input x=x.npy --input w0=w0.npy ... --output y.npy");
   run->callback([options, &result] {

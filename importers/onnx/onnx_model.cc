@@ -2,10 +2,25 @@
 
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
+#include <onnx/version_converter/convert.h>
 
+#include <sys/wait.h>
+#include <csignal>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
-#include <iterator>
+#include <set>
 #include <vector>
+
+namespace onnx::checker {
+// Exported by libonnx 1.12 (checker.cc) though its header declares only the overloads without a
+// context: the one entry that checks a model already in memory against its directory (external
+// data files are looked up there, not in the working directory).
+void check_model(const ModelProto& model, CheckerContext& ctx);
+}  // namespace onnx::checker
 
 namespace rxt::import_onnx {
 namespace {
@@ -13,7 +28,191 @@ namespace {
 // protobuf refuses messages over 2 GiB; larger models keep their weights in external data.
 constexpr std::streamoff kMaxModelBytes = std::streamoff(2) << 30;
 
+/// The opset the model imports for the default domain; 0 when it imports none.
+int DefaultOpset(const onnx::ModelProto& model) {
+  for (const onnx::OperatorSetIdProto& id : model.opset_import()) {
+    if (id.domain().empty() || id.domain() == "ai.onnx") return static_cast<int>(id.version());
+  }
+  return 0;
+}
+
+/// What ONNX 1.12's checker lets through but its version converter assumes (it dereferences the
+/// producer of every name): each graph output, and each node input, names a value defined before
+/// it (an input, an initializer, an earlier node's output, or one of an enclosing graph).
+void CheckNamesAreDefined(const onnx::GraphProto& graph, std::set<std::string> defined, int depth) {
+  if (depth > 64) throw ImportError("subgraphs nest deeper than 64");
+  for (const onnx::ValueInfoProto& v : graph.input()) defined.insert(v.name());
+  for (const onnx::TensorProto& t : graph.initializer()) defined.insert(t.name());
+  for (const onnx::NodeProto& node : graph.node()) {
+    for (const std::string& input : node.input()) {
+      if (!input.empty() && defined.count(input) == 0) {
+        throw ImportError("node '" + node.name() + "' (" + node.op_type() + ") reads '" + input +
+                          "', which nothing defines before it");
+      }
+    }
+    for (const onnx::AttributeProto& a : node.attribute()) {
+      if (a.has_g()) CheckNamesAreDefined(a.g(), defined, depth + 1);
+      for (const onnx::GraphProto& g : a.graphs()) CheckNamesAreDefined(g, defined, depth + 1);
+    }
+    for (const std::string& output : node.output()) {
+      if (!output.empty() && !defined.insert(output).second) {
+        throw ImportError("'" + output + "' is defined twice (node '" + node.name() + "', " + node.op_type() + ")");
+      }
+    }
+  }
+  for (const onnx::ValueInfoProto& v : graph.output()) {
+    if (defined.count(v.name()) == 0) throw ImportError("the graph's output '" + v.name() + "' is not computed by any node");
+  }
+}
+
+/// Attribute values ONNX 1.12's shape inference divides by or sizes with unchecked (a stride of
+/// 0 is a division by zero in convPoolShapeInference): refused before it runs. Found by the
+/// onnx_import fuzz target; its corpus keeps each such model.
+void CheckAttributeValues(const onnx::GraphProto& graph, int depth) {
+  static const std::set<std::string> kPositive = {"strides", "dilations", "kernel_shape", "group", "blocksize"};
+  for (const onnx::NodeProto& node : graph.node()) {
+    for (const onnx::AttributeProto& a : node.attribute()) {
+      if (kPositive.count(a.name()) != 0) {
+        bool positive = a.i() > 0 || a.type() == onnx::AttributeProto::INTS;
+        for (int64_t v : a.ints()) positive = positive && v > 0;
+        if (!positive) {
+          throw ImportError("node '" + node.name() + "' (" + node.op_type() + "): attribute " + a.name() +
+                            " must be positive");
+        }
+      }
+      if (depth < 64 && a.has_g()) CheckAttributeValues(a.g(), depth + 1);
+      for (const onnx::GraphProto& g : a.graphs()) {
+        if (depth < 64) CheckAttributeValues(g, depth + 1);
+      }
+    }
+  }
+}
+
+/// |model| at kTargetOpset: ONNX's version converter for older ones, a refusal for newer ones.
+void BringToTargetOpset(onnx::ModelProto& model) {
+  int opset = DefaultOpset(model);
+  if (opset == kTargetOpset || opset == 0) return;
+  if (opset > kTargetOpset) {
+    throw ImportError("opset " + std::to_string(opset) + " is newer than the newest this importer knows (" +
+                      std::to_string(kTargetOpset) + ", ONNX 1.12)");
+  }
+  if (opset < kOldestOpset) {
+    throw ImportError("opset " + std::to_string(opset) + " is older than the oldest this importer converts (" +
+                      std::to_string(kOldestOpset) + ")");
+  }
+  try {
+    model = onnx::version_conversion::ConvertVersion(model, kTargetOpset);
+  } catch (const std::exception& e) {
+    throw ImportError("ONNX's version converter cannot bring opset " + std::to_string(opset) + " to " +
+                      std::to_string(kTargetOpset) + ": " + e.what());
+  }
+}
+
+/// Parsing, checks, version conversion and shape inference, in this process.
+onnx::ModelProto PrepareInProcess(const void* data, size_t size, const std::string& model_dir) {
+  onnx::ModelProto model;
+  if (!model.ParseFromArray(data, static_cast<int>(size))) {
+    throw ImportError("not an ONNX model (protobuf cannot parse it: truncated or another format?)");
+  }
+  try {
+    onnx::checker::CheckerContext context;
+    context.set_model_dir(model_dir);
+    onnx::checker::check_model(model, context);
+  } catch (const std::exception& e) {
+    throw ImportError(std::string("ONNX's checker refuses the model: ") + e.what());
+  }
+  CheckNamesAreDefined(model.graph(), {}, 0);
+  CheckAttributeValues(model.graph(), 0);
+  BringToTargetOpset(model);
+  try {
+    // Data propagation computes the values of small shape subgraphs (Shape -> Gather -> Concat),
+    // so a Reshape's output gets a shape even when its shape input is computed.
+    onnx::ShapeInferenceOptions options(/*check_type=*/true, /*strict_mode=*/1, /*data_prop=*/true);
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const std::exception& e) {
+    throw ImportError(std::string("ONNX's shape inference fails: ") + e.what());
+  }
+  return model;
+}
+
+/// Writes all of |bytes| to |fd| (the child's side of the pipe).
+void WriteAll(int fd, const std::string& bytes) {
+  for (size_t done = 0; done < bytes.size();) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<size_t>(n);
+  }
+}
+
+/// PrepareInProcess in a child process. ONNX's checker lets through models that its version
+/// converter and shape inference then crash on (a graph output nothing computes, an attribute
+/// whose rank disagrees with a shape: dereferences of null, divisions by zero), and no list of
+/// pre-checks keeps up with them; a crash of the child is a refusal of the model, never of the
+/// host. The child sends back 'M' and the prepared model's bytes, or 'E' and the error.
+onnx::ModelProto PrepareIsolated(const void* data, size_t size, const std::string& model_dir) {
+  int fds[2];
+  if (::pipe(fds) != 0) return PrepareInProcess(data, size, model_dir);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return PrepareInProcess(data, size, model_dir);
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    // A crash is reported by the parent: the host's handlers (a backtrace printer) stay quiet.
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(sig, SIG_DFL);
+    std::string reply;
+    try {
+      reply = "M" + PrepareInProcess(data, size, model_dir).SerializeAsString();
+    } catch (const std::exception& e) {
+      reply = std::string("E") + e.what();
+    }
+    WriteAll(fds[1], reply);
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string reply;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    reply.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0)) {
+    const std::string how = WIFSIGNALED(status) ? ::strsignal(WTERMSIG(status)) : "exit status " + std::to_string(WEXITSTATUS(status));
+    throw ImportError("ONNX's library crashed (" + how +
+                      ") checking, converting or inferring the shapes of the model: it is malformed in a way "
+                      "ONNX's checker does not catch");
+  }
+  if (reply.empty() || (reply[0] != 'M' && reply[0] != 'E')) throw ImportError("preparing the model failed");
+  if (reply[0] == 'E') throw ImportError(reply.substr(1));
+  onnx::ModelProto model;
+  if (!model.ParseFromArray(reply.data() + 1, static_cast<int>(reply.size() - 1))) {
+    throw ImportError("preparing the model failed (its prepared form does not parse)");
+  }
+  return model;
+}
+
 }  // namespace
+
+onnx::ModelProto ParseModel(const void* data, size_t size, const std::string& model_dir) {
+  if (size > static_cast<size_t>(kMaxModelBytes)) {
+    throw ImportError("larger than 2 GiB (keep the weights in external data)");
+  }
+  return PrepareIsolated(data, size, model_dir);
+}
+
+std::string ModelDir(const std::string& path) {
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  return dir.empty() ? "." : dir;
+}
 
 onnx::ModelProto ReadModel(const std::string& path) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
@@ -23,21 +222,7 @@ onnx::ModelProto ReadModel(const std::string& path) {
   std::vector<char> bytes(static_cast<size_t>(size));
   in.seekg(0);
   if (!in.read(bytes.data(), size)) throw ImportError("cannot read the file");
-  onnx::ModelProto model;
-  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    throw ImportError("not an ONNX model (protobuf cannot parse it: truncated or another format?)");
-  }
-  try {
-    onnx::checker::check_model(model);
-  } catch (const std::exception& e) {
-    throw ImportError(std::string("ONNX's checker refuses the model: ") + e.what());
-  }
-  try {
-    onnx::shape_inference::InferShapes(model);
-  } catch (const std::exception& e) {
-    throw ImportError(std::string("ONNX's shape inference fails: ") + e.what());
-  }
-  return model;
+  return ParseModel(bytes.data(), bytes.size(), ModelDir(path));
 }
 
 }  // namespace rxt::import_onnx

@@ -65,7 +65,7 @@ void Write(const std::filesystem::path& dir) {
   std::string good = rxt::cli::SerializeNpy(x);
   WriteBytes(dir / "fortran.npy", Patched(good, "'fortran_order': False", "'fortran_order': True "));
   WriteBytes(dir / "big_endian.npy", Patched(good, "'<f4'", "'>f4'"));
-  WriteBytes(dir / "float16.npy", Patched(good, "'<f4'", "'<f2'"));
+  WriteBytes(dir / "complex64.npy", Patched(good, "'<f4'", "'<c8'"));
   WriteBytes(dir / "bad_header.npy", Patched(good, "'shape': (", "'shape': ["));
   WriteBytes(dir / "truncated.npy", good.substr(0, good.size() - 3));
   WriteBytes(dir / "not_npy.npy", "just some text\n");

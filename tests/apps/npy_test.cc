@@ -26,7 +26,8 @@ std::string Patched(std::string bytes, const std::string& from, const std::strin
 }
 
 TEST(Npy, RoundTripsEverySupportedDtype) {
-  for (DType dtype : {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64, DType::kUInt8, DType::kBool}) {
+  for (DType dtype : {DType::kFloat16, DType::kFloat32, DType::kFloat64, DType::kInt8, DType::kInt16, DType::kInt32,
+                      DType::kInt64, DType::kUInt8, DType::kBool}) {
     for (std::vector<int64_t> shape : {std::vector<int64_t>{2, 3}, {5}, {}, {0, 4}}) {
       Tensor t = Tensor::Empty(shape, dtype);
       for (int64_t i = 0; i < t.numel(); ++i) t.SetFromDouble(i, dtype == DType::kBool ? i % 2 : i * 3 - 2);
@@ -37,6 +38,12 @@ TEST(Npy, RoundTripsEverySupportedDtype) {
       EXPECT_TRUE(ParseNpy(bytes, "t.npy").BitwiseEqual(t)) << DTypeName(dtype) << " ndim " << shape.size();
     }
   }
+}
+
+TEST(Npy, WritesTheDescrsNumpyWrites) {
+  EXPECT_NE(SerializeNpy(Tensor::Empty({1}, DType::kInt8)).find("'descr': '|i1'"), std::string::npos);
+  EXPECT_NE(SerializeNpy(Tensor::Empty({1}, DType::kInt16)).find("'descr': '<i2'"), std::string::npos);
+  EXPECT_NE(SerializeNpy(Tensor::Empty({1}, DType::kFloat16)).find("'descr': '<f2'"), std::string::npos);
 }
 
 TEST(Npy, WritesTheHeaderNumpyWrites) {
@@ -70,8 +77,8 @@ TEST(Npy, RejectsWhatItDoesNotSupport) {
   EXPECT_EQ(ParseError(Patched(good, "<f4", ">f4"), ErrorCode::kInvalidArgument),
             "t.npy: big-endian data ('>f4') is not supported");
   EXPECT_EQ(ParseError(Patched(good, "<f4", "<c8"), ErrorCode::kInvalidArgument),
-            "t.npy: unsupported dtype '<c8' (supported: float32, float64, int32, int64, uint8, bool)");
-  EXPECT_THROW(SerializeNpy(Tensor::Empty({2}, DType::kFloat16)), Error);
+            "t.npy: unsupported dtype '<c8' (supported: float16, float32, float64, int8, int16, int32, int64, uint8, bool)");
+  EXPECT_THROW(SerializeNpy(Tensor::Empty({2}, DType::kBFloat16)), Error);  // NumPy has no bfloat16
 }
 
 TEST(Npy, RejectsMalformedFiles) {

@@ -1,0 +1,49 @@
+// Small helpers the converters share: writing op calls and shapes, reading dims and axes.
+#pragma once
+
+#include <cctype>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graph_builder.h"
+
+namespace rxt::import_onnx {
+
+/// "op(a, b, attrs)".
+inline std::string Call(const std::string& op, const std::vector<std::string>& args, const std::string& attrs = "") {
+  return op + "(" + Join(args) + (attrs.empty() ? "" : ", " + attrs) + ")";
+}
+
+/// "shape(n, 64)".
+inline std::string ShapeExpr(const std::vector<std::string>& dims) { return "shape(" + Join(dims) + ")"; }
+
+/// Input i's dims as prim expressions; an unsupported-node failure when one is unknown.
+std::vector<std::string> DimTexts(NodeContext& ctx, int i);
+
+/// Input i's dims, all static, or an unsupported-node failure.
+std::vector<int64_t> StaticDims(NodeContext& ctx, int i);
+
+/// Output k's dims as prim expressions when ONNX's shape inference knows them all.
+std::optional<std::vector<std::string>> OutputDims(NodeContext& ctx, int k);
+
+/// A product of dims as a prim expression ("1" when empty).
+std::string Product(const std::vector<std::string>& dims);
+
+/// |axis| in [0, rank), or a failure naming it.
+int64_t NormalizeAxis(NodeContext& ctx, int64_t axis, int64_t rank);
+
+/// Slice's inputs 1 to 4 read and checked: axes normalized for |rank|, steps non-zero.
+struct SliceSpec {
+  std::vector<int64_t> starts, ends, axes, steps;
+};
+SliceSpec ReadSlice(NodeContext& ctx, int64_t rank);
+
+/// ONNX's clamping of a slice of a dim of |dim|: negative bounds count from the end, then a
+/// positive step keeps them in [0, dim], a negative one in [-1, dim - 1] (-1: before index 0).
+std::pair<int64_t, int64_t> ClampSlice(int64_t start, int64_t end, int64_t step, int64_t dim);
+
+/// A Prim literal of |dtype|: "prim(1f32)".
+std::string PrimLiteral(double value, const std::string& dtype);
+
+}  // namespace rxt::import_onnx

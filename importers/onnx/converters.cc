@@ -1,0 +1,18 @@
+#include "converters.h"
+
+namespace rxt::import_onnx {
+
+const ConverterMap& Converters() {
+  static const ConverterMap map = [] {
+    ConverterMap m;
+    AddElementwiseConverters(m);
+    AddNNConverters(m);
+    AddShapeConverters(m);
+    AddReduceConverters(m);
+    AddIndexConverters(m);
+    return m;
+  }();
+  return map;
+}
+
+}  // namespace rxt::import_onnx

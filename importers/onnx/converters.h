@@ -1,0 +1,30 @@
+// The converters: one function per ONNX op (at opset kTargetOpset) that writes the node as rxt
+// op calls through its NodeContext. They live in files by family (convert_*.cc); each adds its
+// own to the table. Folding (folding.cc) runs first: a node whose inputs are known at import
+// time is computed, not converted.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "graph_builder.h"
+
+namespace rxt::import_onnx {
+
+using Converter = void (*)(NodeContext&);
+using ConverterMap = std::map<std::string, Converter>;
+
+void AddElementwiseConverters(ConverterMap& map);  // convert_elementwise.cc
+void AddNNConverters(ConverterMap& map);           // convert_nn.cc
+void AddShapeConverters(ConverterMap& map);        // convert_shape.cc
+void AddReduceConverters(ConverterMap& map);       // convert_reduce.cc
+void AddIndexConverters(ConverterMap& map);        // convert_index.cc
+
+/// Every converter, by ONNX op type (default domain).
+const ConverterMap& Converters();
+
+/// Computes the node at import time when its inputs are known and the op is one the folder
+/// knows (shape arithmetic, Constant, Cast, ...); false when it leaves the node to its converter.
+bool TryFold(NodeContext& ctx);
+
+}  // namespace rxt::import_onnx
