@@ -40,9 +40,11 @@ void Put(Constant& c, const Elem& e) {
     c.floats.push_back(RoundToType(e.f, c.dtype));
     return;
   }
+  // symbols stays empty until the first symbolic element, then runs parallel to ints.
+  if (!e.sym.empty() && c.symbols.size() < c.ints.size()) c.symbols.resize(c.ints.size());
+  const bool tracked = c.symbols.size() == c.ints.size() && (!c.symbols.empty() || !e.sym.empty());
   c.ints.push_back(e.sym.empty() ? WrapToType(e.i, c.dtype) : 0);
-  if (!e.sym.empty() && c.symbols.empty()) c.symbols.resize(c.ints.size() - 1);
-  if (!c.symbols.empty()) c.symbols.push_back(e.sym);
+  if (tracked) c.symbols.push_back(e.sym);
 }
 
 size_t Count(const std::vector<int64_t>& shape) {
@@ -98,7 +100,11 @@ bool FoldElementwise(NodeContext& ctx, const std::vector<const Constant*>& input
   return true;
 }
 
-std::string Paren(const Elem& e) { return e.sym.empty() ? std::to_string(e.i) : "(" + e.sym + ")"; }
+/// An operand of a prim expression: parenthesized unless a number or one name.
+std::string Paren(const Elem& e) {
+  if (e.sym.empty()) return std::to_string(e.i);
+  return e.sym.find(' ') == std::string::npos ? e.sym : "(" + e.sym + ")";
+}
 
 /// a op b on integers, either possibly symbolic (+, -, *): a prim expression when symbolic.
 std::optional<Elem> IntArith(char op, const Elem& a, const Elem& b) {
@@ -109,7 +115,7 @@ std::optional<Elem> IntArith(char op, const Elem& a, const Elem& b) {
   }
   if (op == '*' && ((a.sym.empty() && a.i == 1) || (b.sym.empty() && b.i == 1))) return a.sym.empty() ? b : a;
   if (op != '*' && b.sym.empty() && b.i == 0) return a;
-  r.sym = Paren(a) + " " + op + " " + Paren(b);
+  r.sym = Paren(a) + " " + std::string(1, op) + " " + Paren(b);
   return r;
 }
 

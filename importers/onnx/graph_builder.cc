@@ -114,11 +114,13 @@ bool NodeContext::has_input(int i) const { return i < node_.input_size() && !nod
 
 const Value& NodeContext::input(int i) const {
   if (!has_input(i)) fail("input " + std::to_string(i) + " is missing");
-  return graph_.Lookup(node_.input(i), where());
+  const Value& value = graph_.Lookup(node_.input(i), where());
+  if (value.unavailable) throw DependsOnUnsupported{};
+  return value;
 }
 
 std::string NodeContext::expr(int i) {
-  input(i);
+  input(i);  // present and available
   Value& value = graph_.Lookup(node_.input(i), where());
   value.used_as_tensor = true;
   return graph_.Materialize(value, node_.input(i));
@@ -126,6 +128,7 @@ std::string NodeContext::expr(int i) {
 
 const Constant* NodeContext::constant(int i) {
   if (!has_input(i)) return nullptr;
+  input(i);
   Value& value = graph_.Lookup(node_.input(i), where());
   if (value.is_param_candidate) return nullptr;  // a parameter: its value changes in training
   return graph_.ConstantOf(value);
@@ -133,6 +136,7 @@ const Constant* NodeContext::constant(int i) {
 
 const Constant* NodeContext::known(int i) {
   if (!has_input(i)) return nullptr;
+  input(i);
   return graph_.ConstantOf(graph_.Lookup(node_.input(i), where()));
 }
 
@@ -150,6 +154,7 @@ const Constant& RequiredConstant(const Constant* c, const NodeContext& ctx, int 
 }  // namespace
 
 std::vector<int64_t> NodeContext::ints(int i, const std::string& what) {
+  input(i);
   Value& value = graph_.Lookup(node_.input(i), where());
   const Constant& c = RequiredConstant(graph_.ConstantOf(value), *this, i, what);
   if (c.is_float()) fail(what + " (input " + std::to_string(i) + ") must be integers");
@@ -160,6 +165,7 @@ std::vector<int64_t> NodeContext::ints(int i, const std::string& what) {
 }
 
 std::vector<std::string> NodeContext::dims_input(int i, const std::string& what) {
+  input(i);
   Value& value = graph_.Lookup(node_.input(i), where());
   const Constant& c = RequiredConstant(graph_.ConstantOf(value), *this, i, what);
   if (c.is_float()) fail(what + " (input " + std::to_string(i) + ") must be integers");
@@ -169,11 +175,17 @@ std::vector<std::string> NodeContext::dims_input(int i, const std::string& what)
 }
 
 double NodeContext::scalar(int i, const std::string& what) {
+  input(i);
   Value& value = graph_.Lookup(node_.input(i), where());
   const Constant& c = RequiredConstant(graph_.ConstantOf(value), *this, i, what);
   if (c.size() != 1) fail(what + " (input " + std::to_string(i) + ") must hold one value, it holds " + std::to_string(c.size()));
   if (c.is_symbolic()) unsupported(op() + " with a " + what + " that depends on symbolic dims");
   return c.as_double(0);
+}
+
+const TypeInfo& NodeContext::type(int i) const {
+  if (!has_input(i)) fail("input " + std::to_string(i) + " is missing");
+  return graph_.Lookup(node_.input(i), where()).type;
 }
 
 int NodeContext::rank(int i) const {
@@ -388,6 +400,31 @@ std::string GraphBuilder::Materialize(Value& value, const std::string& name) {
   return value.expr;
 }
 
+std::map<std::string, Constant> GraphBuilder::FoldStaticIntegers() {
+  std::map<std::string, Constant> folded;
+  for (int index = 0; index < graph_.node_size(); ++index) {
+    const onnx::NodeProto& node = graph_.node(index);
+    NodeContext ctx(*this, node, index);
+    bool done = false;
+    try {
+      done = (node.domain().empty() || node.domain() == "ai.onnx") && TryFold(ctx);
+    } catch (const UnsupportedNode&) {
+    } catch (const DependsOnUnsupported&) {
+    }
+    for (const std::string& output : node.output()) {
+      if (output.empty()) continue;
+      Value& value = values_[output];
+      if (!done) {
+        value.unavailable = true;
+        if (auto it = inferred_.find(output); it != inferred_.end()) value.type = it->second;
+      } else if (value.constant && !value.constant->is_float() && !value.constant->is_symbolic()) {
+        folded[output] = *value.constant;
+      }
+    }
+  }
+  return folded;
+}
+
 ImportedGraph GraphBuilder::Build() {
   // Every op without a converter, reported at once before anything is converted.
   const ConverterMap& converters = Converters();
@@ -418,8 +455,15 @@ ImportedGraph GraphBuilder::Build() {
     NodeContext ctx(*this, node, index);
     try {
       if (!TryFold(ctx)) converters.at(node.op_type())(ctx);
+      continue;
     } catch (const UnsupportedNode& e) {
       note(e.what, ctx);
+    } catch (const DependsOnUnsupported&) {
+    }
+    for (const std::string& output : node.output()) {
+      if (output.empty()) continue;
+      values_[output].unavailable = true;
+      if (auto it = inferred_.find(output); it != inferred_.end()) values_[output].type = it->second;
     }
   }
   if (!unsupported.empty()) report();

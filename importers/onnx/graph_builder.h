@@ -55,6 +55,7 @@ struct Value {
   bool is_param_candidate = false;                  // a float initializer: a parameter once used as a tensor
   bool used_as_tensor = false;
   bool bound_in_block = false;  // a local of the dataflow block (what `output` may name)
+  bool unavailable = false;     // an output of a node that could not be converted
 };
 
 /// The result of a conversion.
@@ -92,7 +93,8 @@ class NodeContext {
   std::vector<std::string> dims_input(int i, const std::string& what);
   /// Input i as one number (a 0-d or 1-element constant), or a failure naming |what|.
   double scalar(int i, const std::string& what);
-  const TypeInfo& type(int i) const { return input(i).type; }
+  /// Input i's type (known even when its value is not: Shape needs no more).
+  const TypeInfo& type(int i) const;
   /// Input i's rank, or a failure when ONNX's shape inference left it unknown.
   int rank(int i) const;
   /// Input i's dtype as rxt names it ("float32").
@@ -142,11 +144,18 @@ struct UnsupportedNode {
   std::string what;
 };
 
+/// Thrown when a node reads an output of a node that could not be converted: it is skipped (the
+/// first node is reported), its outputs unavailable in turn.
+struct DependsOnUnsupported {};
+
 class GraphBuilder {
  public:
   GraphBuilder(const onnx::ModelProto& model, ImportOptions options, std::string model_dir);
   /// Throws ImportError for what cannot be imported.
   ImportedGraph Build();
+  /// Folding alone: the values of node outputs that fold to static integers (shape arithmetic),
+  /// by name. Nothing is converted and nothing is refused.
+  std::map<std::string, Constant> FoldStaticIntegers();
 
  private:
   friend class NodeContext;

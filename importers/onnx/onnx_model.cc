@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <vector>
 
@@ -108,6 +109,17 @@ void BringToTargetOpset(onnx::ModelProto& model) {
   }
 }
 
+void InferShapesInProcess(onnx::ModelProto& model) {
+  try {
+    // Data propagation computes the values of small shape subgraphs (Shape -> Gather -> Concat),
+    // so a Reshape's output gets a shape even when its shape input is computed.
+    onnx::ShapeInferenceOptions options(/*check_type=*/true, /*strict_mode=*/1, /*data_prop=*/true);
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const std::exception& e) {
+    throw ImportError(std::string("ONNX's shape inference fails: ") + e.what());
+  }
+}
+
 /// Parsing, checks, version conversion and shape inference, in this process.
 onnx::ModelProto PrepareInProcess(const void* data, size_t size, const std::string& model_dir) {
   onnx::ModelProto model;
@@ -124,14 +136,7 @@ onnx::ModelProto PrepareInProcess(const void* data, size_t size, const std::stri
   CheckNamesAreDefined(model.graph(), {}, 0);
   CheckAttributeValues(model.graph(), 0);
   BringToTargetOpset(model);
-  try {
-    // Data propagation computes the values of small shape subgraphs (Shape -> Gather -> Concat),
-    // so a Reshape's output gets a shape even when its shape input is computed.
-    onnx::ShapeInferenceOptions options(/*check_type=*/true, /*strict_mode=*/1, /*data_prop=*/true);
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
-  } catch (const std::exception& e) {
-    throw ImportError(std::string("ONNX's shape inference fails: ") + e.what());
-  }
+  InferShapesInProcess(model);
   return model;
 }
 
@@ -145,19 +150,19 @@ void WriteAll(int fd, const std::string& bytes) {
   }
 }
 
-/// PrepareInProcess in a child process. ONNX's checker lets through models that its version
-/// converter and shape inference then crash on (a graph output nothing computes, an attribute
-/// whose rank disagrees with a shape: dereferences of null, divisions by zero), and no list of
-/// pre-checks keeps up with them; a crash of the child is a refusal of the model, never of the
-/// host. The child sends back 'M' and the prepared model's bytes, or 'E' and the error.
-onnx::ModelProto PrepareIsolated(const void* data, size_t size, const std::string& model_dir) {
+/// |work| in a child process. ONNX's checker lets through models that its version converter and
+/// shape inference then crash on (a graph output nothing computes, an attribute whose rank
+/// disagrees with a shape: dereferences of null, divisions by zero), and no list of pre-checks
+/// keeps up with them; a crash of the child is a refusal of the model, never of the host. The
+/// child sends back 'M' and the resulting model's bytes, or 'E' and the error.
+onnx::ModelProto RunIsolated(const std::function<onnx::ModelProto()>& work) {
   int fds[2];
-  if (::pipe(fds) != 0) return PrepareInProcess(data, size, model_dir);
+  if (::pipe(fds) != 0) return work();
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fds[0]);
     ::close(fds[1]);
-    return PrepareInProcess(data, size, model_dir);
+    return work();
   }
   if (pid == 0) {
     ::close(fds[0]);
@@ -165,7 +170,7 @@ onnx::ModelProto PrepareIsolated(const void* data, size_t size, const std::strin
     for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(sig, SIG_DFL);
     std::string reply;
     try {
-      reply = "M" + PrepareInProcess(data, size, model_dir).SerializeAsString();
+      reply = "M" + work().SerializeAsString();
     } catch (const std::exception& e) {
       reply = std::string("E") + e.what();
     }
@@ -206,7 +211,17 @@ onnx::ModelProto ParseModel(const void* data, size_t size, const std::string& mo
   if (size > static_cast<size_t>(kMaxModelBytes)) {
     throw ImportError("larger than 2 GiB (keep the weights in external data)");
   }
-  return PrepareIsolated(data, size, model_dir);
+  return RunIsolated([&] { return PrepareInProcess(data, size, model_dir); });
+}
+
+onnx::ModelProto InferShapes(const onnx::ModelProto& model) {
+  return RunIsolated([&] {
+    onnx::ModelProto copy = model;
+    // Values inferred before keep their shapes: start over from the inputs and initializers.
+    copy.mutable_graph()->clear_value_info();
+    InferShapesInProcess(copy);
+    return copy;
+  });
 }
 
 std::string ModelDir(const std::string& path) {

@@ -22,6 +22,9 @@ inline constexpr int kTargetOpset = 17;
 /// The oldest opset the version converter brings forward.
 inline constexpr int kOldestOpset = 1;
 
+/// |model|'s shapes inferred again (after import-time folding made values known), isolated.
+onnx::ModelProto InferShapes(const onnx::ModelProto& model);
+
 /// The directory of the model at |path| ("." for a bare file name): where its external data is.
 std::string ModelDir(const std::string& path);
 

@@ -6,6 +6,7 @@
 
 #include "graph_builder.h"
 #include "onnx_model.h"
+#include "static_folding.h"
 #include "tensor_data.h"
 
 namespace rxt::import_onnx {
@@ -32,8 +33,8 @@ rxt_status_t Import(void* /*state*/, const char* path, const char* options, cons
                     rxt_import_sink_t* sink) {
   try {
     ImportOptions parsed = ParseImportOptions(options != nullptr ? options : "");
-    onnx::ModelProto model = ReadModel(path);
     const std::string model_dir = ModelDir(path);
+    onnx::ModelProto model = FoldStaticShapes(ReadModel(path), parsed, model_dir);
     ImportedGraph graph = GraphBuilder(model, parsed, model_dir).Build();
     if (rxt_status_t s = api->write_text(sink, graph.text.data(), graph.text.size())) return s;
     for (const onnx::TensorProto* t : graph.params) {

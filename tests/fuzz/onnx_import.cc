@@ -8,6 +8,7 @@
 #include "fuzz_util.h"
 #include "graph_builder.h"
 #include "onnx_model.h"
+#include "static_folding.h"
 #include "rxt/ir/parser.h"
 #include "rxt/support/error.h"
 
@@ -17,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string kNoDirectory = "/nonexistent-rxt-fuzz";
   ImportedGraph graph;
   try {
-    onnx::ModelProto model = ParseModel(data, size, kNoDirectory);
+    onnx::ModelProto model = FoldStaticShapes(ParseModel(data, size, kNoDirectory), ImportOptions{}, kNoDirectory);
     graph = GraphBuilder(model, ImportOptions{}, kNoDirectory).Build();
   } catch (const ImportError&) {
     return 0;  // the expected outcome for most inputs

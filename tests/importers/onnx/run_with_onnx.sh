@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
-# run_with_onnx.sh SCRIPT ARGS...: runs SCRIPT with Debian's /usr/bin/python3, or skips (77)
-# saying why when it has no onnx or numpy (python3-onnx, python3-numpy).
+# run_with_onnx.sh [--needs MODULE,...] SCRIPT ARGS...: runs SCRIPT with Debian's
+# /usr/bin/python3, or skips (77) saying why when it lacks onnx, numpy or a module --needs names
+# (python3-onnx, python3-numpy, python3-torch, python3-torchvision).
 set -euo pipefail
-if ! /usr/bin/python3 -c "import onnx, numpy" 2>/dev/null; then
-  echo "$(basename "$1"): /usr/bin/python3 has no onnx or numpy (python3-onnx, python3-numpy): skipped"
-  exit 77
+modules="onnx,numpy"
+if [[ "${1:-}" == --needs ]]; then
+  modules="$modules,$2"
+  shift 2
 fi
+for module in ${modules//,/ }; do
+  if ! /usr/bin/python3 -c "import $module" 2>/dev/null; then
+    echo "$(basename "$1"): /usr/bin/python3 has no module $module (Debian's python3-$module): skipped"
+    exit 77
+  fi
+done
 exec /usr/bin/python3 "$@"
