@@ -72,8 +72,19 @@ void AddTrainCommand(CLI::App& app, CommandResult& result) {
   CLI::App* train = app.add_subcommand("train", "Train a model on Fashion-MNIST (the seed MLP by default).");
   // An option given twice takes its last value (a script's defaults, then the user's).
   train->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  train->add_option("--model", o->model, "The backbone module to train (.rxt; default: the seed MLP 784-128-128-10)")
-      ->type_name("FILE.rxt");
+  train->add_option("--model", o->model,
+                    "The backbone module to train (.rxt), or a model an importer reads (.onnx) (default: the seed "
+                    "MLP 784-128-128-10)")
+      ->type_name("FILE");
+  train->add_option("--import-options", o->import_options, "Options of the model's importer (e.g. training=true)")
+      ->type_name("TEXT");
+  train->add_option("--params", o->params,
+                    "Start from these values, by name (default: the model's own: FILE's name with .safetensors "
+                    "beside it, or what its importer read; fine-tuning)")
+      ->type_name("FILE.safetensors");
+  train->add_option("--init", o->init, "Initialize instead of starting from the model's values: xavier or zero")
+      ->type_name("xavier|zero")
+      ->check(CLI::IsMember({"xavier", "zero"}));
   CLI::Option* loss = train->add_option("--loss", o->loss, "The loss (cross_entropy, mse, ...; 'rxt plugins' lists them)")
                           ->type_name("NAME")
                           ->capture_default_str();
@@ -113,6 +124,8 @@ void AddTrainCommand(CLI::App& app, CommandResult& result) {
   train->add_flag("--profile", o->profile, "First print the time per kernel of one training step");
   train->footer(
       "Without --model, trains the seed MLP (784-128-128-10, Xavier init) with batch 64 for 5 epochs.\n"
+      "A model with values (model.safetensors beside model.rxt, an .onnx file's initializers, or --params)\n"
+      "starts from them; others start from Xavier init.\n"
       "The seed tutorial's own settings: --optimizer sgd --lr 0.01 --weight-decay 0.01 --reduction sum\n"
       "--schedule constant.\n"
       "Example: rxt train --optimizer adam --lr 0.001 --plot curves.svg --metrics metrics.json");

@@ -13,7 +13,10 @@ namespace rxt::cli {
 inline constexpr int kMaxEpochs = 1000000;
 
 struct TrainOptions {
-  std::string model;  // a backbone (or trainer) module; empty: the seed MLP
+  std::string model;  // a backbone (or trainer) module, or a model an importer reads (.onnx); empty: the seed MLP
+  std::string import_options;  // passed to the importer
+  std::string params;  // starting values (.safetensors); empty: the model's own (beside it, or imported), if any
+  std::string init;    // xavier or zero: ignore the starting values; empty: them when there are, else xavier
   std::string loss = "cross_entropy";
   std::string reduction = "mean";
   std::string optimizer = "adam";

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <numeric>
 
 #include "command.h"
@@ -13,6 +14,8 @@
 #include "rxt/exec/build_trainer.h"
 #include "rxt/exec/session.h"
 #include "rxt/ir/parser.h"
+#include "rxt/runtime/safetensors.h"
+#include "rxt/transform/passes.h"
 #include "rxt/train/random.h"
 #include "seed_mlp.h"
 #include "session_notes.h"
@@ -40,21 +43,92 @@ struct Model {
   IRModule module;
   std::string description;
   std::string hash;
+  std::map<std::string, Tensor> values;  // starting values by name (parameters and states); may be empty
+  std::string values_source;             // where they come from
 };
 
 Model LoadModel(const TrainOptions& options, Session& session) {
   if (options.model.empty()) {
     std::string text = SeedMlpText(options.batch_size);
-    return {ParseModule(text, "seed MLP"), "seed MLP 784-128-128-10", TextHash(text)};
+    return {ParseModule(text, "seed MLP"), "seed MLP 784-128-128-10", TextHash(text), {}, ""};
   }
-  std::string text = ReadFile(options.model);
-  Model model{session.Parse(text, options.model), options.model, TextHash(text)};
+  const bool is_text = std::filesystem::path(options.model).extension() == ".rxt";
+  Model model;
+  if (!is_text && session.CanImport(options.model)) {
+    ImportedModel imported = session.Import(options.model, options.import_options);
+    model = {imported.module, options.model, TextHash(ReadFile(options.model) + options.import_options),
+             std::move(imported.values), StrCat(options.model, " (", imported.format, ")")};
+  } else {
+    if (!options.import_options.empty()) {
+      Throw(ErrorCode::kInvalidArgument, "--import-options: ", options.model, " is not imported (it is rxt's text)");
+    }
+    std::string text = ReadFile(options.model);
+    model = {session.Parse(text, options.model), options.model, TextHash(text), {}, ""};
+    std::filesystem::path beside = std::filesystem::path(options.model).replace_extension(".safetensors");
+    if (options.params.empty() && std::filesystem::exists(beside)) {
+      for (auto& [name, tensor] : LoadSafetensors(beside.string()).tensors) model.values.emplace(name, tensor);
+      model.values_source = beside.string();
+    }
+  }
+  // Kernels (and kernel libraries) are built for static shapes: a symbolic batch dim of the
+  // backbone's input is bound to --batch-size.
+  if (Function backbone = model.module.FindFunction("backbone"); backbone && !IsTrainerModule(model.module)) {
+    const auto* input = backbone->params.empty() ? nullptr : backbone->params[0]->struct_info->As<TensorSINode>();
+    if (input != nullptr && input->shape && !input->shape->empty()) {
+      if (const auto* batch = (*input->shape)[0]->As<PrimVarNode>()) {
+        model.module = BindSymbolicVars("backbone", {{batch->name, options.batch_size}})(model.module);
+        model.description += StrCat(" (", batch->name, " = ", options.batch_size, ")");
+      }
+    }
+  }
+  if (!options.params.empty()) {
+    model.values.clear();
+    for (auto& [name, tensor] : LoadSafetensors(options.params).tensors) model.values.emplace(name, tensor);
+    model.values_source = options.params;
+  }
   if (IsTrainerModule(model.module) && (options.loss_given || options.optimizer_given)) {
     Throw(ErrorCode::kInvalidArgument, options.model,
           " is a trainer module: its loss and optimizer are compiled in, --loss and --optimizer cannot change them "
           "(give the backbone module instead)");
   }
   return model;
+}
+
+/// The trainer's first values: the model's own (fine-tuning) unless --init says otherwise or it
+/// has none; every parameter and state must then have one.
+void StartingValues(Trainer& trainer, const Model& model, const TrainOptions& options) {
+  if (options.init == "zero") {
+    trainer.ZeroInitParams();
+    std::cout << "init: zeros\n";
+    return;
+  }
+  if (options.init == "xavier" || model.values.empty()) {
+    trainer.InitXavierUniform(options.seed);
+    if (!options.model.empty()) std::cout << "init: Xavier uniform\n";
+    return;
+  }
+  std::map<std::string, Tensor> params, states;
+  std::vector<std::string> missing;
+  for (const auto& [name, unused] : trainer.ExportParams()) {
+    auto it = model.values.find(name);
+    if (it == model.values.end()) missing.push_back(name);
+    else params.emplace(name, it->second);
+  }
+  for (const auto& [name, unused] : trainer.ExportStates()) {
+    auto it = model.values.find(name);
+    if (it == model.values.end()) missing.push_back(name);
+    else states.emplace(name, it->second);
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (size_t i = 0; i < missing.size() && i < 5; ++i) list += StrCat(i ? ", " : "", missing[i]);
+    Throw(ErrorCode::kInvalidArgument, model.values_source, " has no value for ", missing.size(), " of the model's ",
+          "parameters and states (", list, missing.size() > 5 ? ", ..." : "", "); give --init xavier to start afresh");
+  }
+  trainer.LoadParams(params);
+  trainer.LoadStates(states);
+  std::cout << "init: " << params.size() << " parameters and " << states.size() << " states from "
+            << model.values_source << "\n";
 }
 
 LrSchedule ScheduleFor(const TrainOptions& options, int64_t steps_per_epoch) {
@@ -164,7 +238,7 @@ void RunTraining(const TrainOptions& options) {
     std::cout << "resumed from " << newest->second << " (epoch " << point.epoch << ", step " << trainer.step()
               << ")\n";
   } else {
-    trainer.InitXavierUniform(options.seed);
+    StartingValues(trainer, model, options);
   }
   if (schedule.kind != LrSchedule::Kind::kConstant || schedule.warmup_steps > 0) {
     trainer.SetSchedule(schedule, options.lr);

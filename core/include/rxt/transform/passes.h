@@ -44,6 +44,10 @@ Pass CanonicalizeBindings();
 /// BindParams.param.<name> (tensor) per parameter to bind.
 Pass BindParams(std::string func_name, std::map<std::string, Tensor> params);
 
+/// Fixes the named symbolic dims of |func_name|'s parameters to numbers everywhere in the
+/// function (TVM's BindSymbolicVars), then re-normalizes: struct info downstream becomes static.
+Pass BindSymbolicVars(std::string func_name, std::map<std::string, int64_t> values);
+
 /// Groups runs of pure bindings outside dataflow blocks into dataflow blocks; variables used
 /// after the run stay its outputs. Option ConvertToDataflow.min_size (int, 2): shorter runs
 /// are left alone.
