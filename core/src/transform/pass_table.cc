@@ -14,6 +14,7 @@ namespace rxt {
 namespace {
 
 Pass BindParamsFromOptions();
+Pass BindSymbolicVarsFromOptions();
 Pass GradientFromOptions();
 Pass AppendLossFromOptions();
 Pass SetupTrainerFromOptions();
@@ -31,6 +32,11 @@ std::vector<PassEntry> PassTable() {
        BindParamsFromOptions,
        {{"func_name", "string, main: the function whose parameters are bound"},
         {"params", "string: a .safetensors file; each tensor binds the parameter of its name"}}},
+      {"BindSymbolicVars", "Fixes symbolic dims of a function to numbers (options BindSymbolicVars.names, .values).",
+       BindSymbolicVarsFromOptions,
+       {{"func_name", "string, main: the function whose dims are bound"},
+        {"names", "list of names, required: the symbolic dims, e.g. [batch]"},
+        {"values", "list of ints, required: their values, in the same order, e.g. [64]"}}},
       {"ConvertToDataflow", "Groups runs of pure bindings into dataflow blocks.", ConvertToDataflow,
        {{"min_size", "int, 2: shorter runs of pure bindings stay out of dataflow blocks"}}},
       {"LegalizeOps", "Lowers op calls to call_kernel of kernels generated from compute definitions.", LegalizeOps,
@@ -100,6 +106,29 @@ Pass BindParamsFromOptions() {
     return BindParams(func_name, std::move(params))(std::move(module), PassContext());
   };
   return CreateModulePass(run, "BindParams");
+}
+
+/// BindSymbolicVars by name: BindSymbolicVars(func_name=backbone, names=[batch], values=[64]).
+Pass BindSymbolicVarsFromOptions() {
+  auto run = [](IRModule module, const PassContext& context) {
+    const AttrValue* names = context.FindOption("BindSymbolicVars.names");
+    const AttrValue* values = context.FindOption("BindSymbolicVars.values");
+    std::optional<std::vector<int64_t>> numbers = values != nullptr ? values->AsIntList() : std::nullopt;
+    if (names == nullptr || !names->is<AttrArray>() || !numbers || names->get<AttrArray>().size() != numbers->size()) {
+      Throw(ErrorCode::kInvalidArgument,
+            "BindSymbolicVars by name needs options names (a list of dim names) and values (as many ints): "
+            "BindSymbolicVars(func_name=backbone, names=[batch], values=[64])");
+    }
+    std::map<std::string, int64_t> bound;
+    for (size_t i = 0; i < numbers->size(); ++i) {
+      const AttrValue& name = names->get<AttrArray>()[i];
+      if (!name.is<std::string>()) Throw(ErrorCode::kInvalidArgument, "BindSymbolicVars.names: expected names, got ", name.KindName());
+      bound[name.get<std::string>()] = (*numbers)[i];
+    }
+    std::string func_name = context.GetOption<std::string>("BindSymbolicVars.func_name", "main");
+    return BindSymbolicVars(func_name, std::move(bound))(std::move(module), PassContext());
+  };
+  return CreateModulePass(run, "BindSymbolicVars");
 }
 
 /// Gradient.require_grads: a list of parameter indices or names ("w1" or "%w1") of @func_name.

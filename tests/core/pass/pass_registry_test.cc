@@ -24,7 +24,7 @@ TEST(PassRegistry, ListsEveryPassWithAOneLineSummary) {
   EXPECT_EQ(ListedNames(), (std::set<std::string>{"WellFormed", "Normalize", "DeadCodeElimination",
                                                   "CanonicalizeBindings", "BindParams", "ConvertToDataflow",
                                                   "LegalizeOps", "FuseOps", "FuseKernels", "ParallelizeLoops",
-                                                  "LegalizeLibraryCalls",
+                                                  "LegalizeLibraryCalls", "BindSymbolicVars",
                                                   "Gradient", "SimplifyTransposes", "AppendLoss", "SetupTrainer"}));
   for (const PassInfo& info : passes) {
     EXPECT_FALSE(info.summary.empty()) << info.name;

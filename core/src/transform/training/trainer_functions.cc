@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "rxt/ir/mutator.h"
+#include "rxt/ir/op.h"
 #include "transform/rewrite/function_inliner.h"
 #include "rxt/transform/training/setup_trainer.h"
 
@@ -22,6 +24,31 @@ Expr AsLeaf(std::vector<BindingBlock>& blocks, const Expr& value, const std::str
   return value->kind == ExprKind::kVar ? value : Expr(BindLocal(blocks, value, name));
 }
 
+/// The backbone at inference, as PyTorch's eval(): nn.batch_norm normalizes with its moving
+/// statistics (and returns them unchanged), nn.dropout without its seed is the identity.
+class InferenceMode : public ExprMutator {
+ public:
+  explicit InferenceMode(const IRModule& module) : ExprMutator(&module) {}
+
+  Expr VisitCall(const Expr& e, const CallNode& node) override {
+    Expr visited = ExprMutator::VisitCall(e, node);
+    const auto* call = visited->As<CallNode>();
+    const OpDef* op = call != nullptr ? AsOp(call->callee) : nullptr;
+    if (op == nullptr) return visited;
+    if (op->name() == "nn.batch_norm") {
+      const AttrValue* training = call->attrs.Find("training");
+      if (training == nullptr || !training->is<bool>() || !training->get<bool>()) return visited;
+      Attrs attrs = call->attrs;
+      attrs.Set("training", false);
+      return MakeOpCall(op->name(), call->args, attrs, call->sinfo_args, call->span);
+    }
+    if (op->name() == "nn.dropout" && call->args.size() == 2) {
+      return MakeOpCall(op->name(), {call->args[0]}, call->attrs, call->sinfo_args, call->span);
+    }
+    return visited;
+  }
+};
+
 }  // namespace
 
 Function BuildPredict(const BackboneLayout& layout, const IRModule& module) {
@@ -33,7 +60,8 @@ Function BuildPredict(const BackboneLayout& layout, const IRModule& module) {
   results.resize(layout.outputs.size());
   Expr prediction = results.size() == 1 ? results[0] : MakeTupleOf(results);
   prediction = BindResult(blocks, prediction, "prediction");
-  return MakeInlinedFunction(std::move(params), std::move(blocks), prediction, layout.backbone->is_pure, &module);
+  Function predict = MakeInlinedFunction(std::move(params), std::move(blocks), prediction, layout.backbone->is_pure, &module);
+  return InferenceMode(module).VisitFunction(predict);
 }
 
 Function BuildTrainStep(const BackboneLayout& layout, const IRModule& module, const OptimizerInstance& optimizer) {

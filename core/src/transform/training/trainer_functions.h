@@ -9,7 +9,8 @@
 namespace rxt::training {
 
 /// @predict(inputs..., params..., states...) -> output | (outputs...): @backbone without the
-/// updated states (dead-code elimination then drops the work only they need).
+/// updated states (dead-code elimination then drops the work only they need), at inference:
+/// nn.batch_norm on its moving statistics, nn.dropout without its seed (the identity).
 Function BuildPredict(const BackboneLayout& layout, const IRModule& module);
 
 /// @train_step(inputs..., targets..., params..., states..., optim_states...)

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "rxt/ir/parser.h"
+#include "rxt/ir/printer.h"
 #include "rxt/transform/training/setup_trainer.h"
 #include "test_util/test_files.h"
 #include "test_util/training_plugins.h"
@@ -59,6 +60,40 @@ TEST(StandardPlugins, ClearErrors) {
   seed.loss.name = "categorical_cross_entropy";
   seed.loss_args[1] = TensorSI(std::vector<int64_t>{64, 10}, DType::kFloat32);
   EXPECT_EQ(SetupError(seed), "");
+}
+
+}  // namespace
+}  // namespace rxt
+
+namespace rxt {
+namespace {
+
+// A backbone with batch statistics and dropout, as an imported ONNX model trains.
+constexpr const char* kBatchNormBackbone = R"(
+attributes {param_num = 2, state_num = 2}
+def @backbone(%x: Tensor((4, 3), float32), %seed: Tensor((), int64), %g: Tensor((3,), float32),
+              %b: Tensor((3,), float32), %mean: Tensor((3,), float32), %var: Tensor((3,), float32))
+    -> Tuple(Tensor((4, 3), float32), Tensor((3,), float32), Tensor((3,), float32)) {
+  dataflow {
+    %bn = nn.batch_norm(%x, %g, %b, %mean, %var, axis=1, training=true)
+    %y = %bn[0]
+    %d = nn.dropout(%y, %seed, rate=0.5)
+    %out = %d[0]
+    %result = (%out, %bn[1], %bn[2])
+    output %result
+  }
+  return %result
+})";
+
+TEST(StandardPlugins, PredictRunsAtInferenceTrainingOnBatchStatistics) {
+  IRModule m = SetupTrainer(ParseModule(kBatchNormBackbone), Standard({"mse", ""}, {"sgd", ""}));
+  std::string predict = PrintFunction(m.GetFunction("predict"), "predict");
+  EXPECT_NE(predict.find("training=false"), std::string::npos) << predict;  // the moving statistics
+  EXPECT_EQ(predict.find("training=true"), std::string::npos) << predict;
+  EXPECT_EQ(predict.find("nn.dropout(%y, %seed"), std::string::npos) << predict;  // the identity
+  std::string step = PrintFunction(m.GetFunction("backbone_loss"), "backbone_loss");
+  EXPECT_NE(step.find("training=true"), std::string::npos) << step;  // training keeps batch statistics
+  EXPECT_NE(step.find("nn.dropout(%y, %seed"), std::string::npos) << step;
 }
 
 }  // namespace
