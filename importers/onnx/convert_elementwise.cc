@@ -61,8 +61,19 @@ void LeakyRelu(NodeContext& ctx) {
 }
 
 void PRelu(NodeContext& ctx) {
-  std::string x = FloatInput(ctx);
-  NegativePart(ctx, x, ctx.bind(Call("multiply", {x, ctx.expr(1)})));
+  std::string x = FloatInput(ctx), slope = ctx.expr(1);
+  // Before opset 7 a 1-D slope went to the channels (dim 1); the version converter leaves it as
+  // it was, where NumPy broadcasting would put it on the last dim (and fail).
+  const TypeInfo& xt = ctx.type(0);
+  const TypeInfo& st = ctx.type(1);
+  if (xt.has_shape && st.has_shape && xt.rank() >= 3 && st.rank() == 1 && st.dims[0].is_static() &&
+      xt.dims[1].is_static() && st.dims[0].value == xt.dims[1].value && st.dims[0].value != 1 &&
+      !(xt.dims.back().is_static() && xt.dims.back().value == st.dims[0].value)) {
+    std::vector<int64_t> axes;
+    for (int k = 1; k + 1 < xt.rank(); ++k) axes.push_back(k);
+    slope = ctx.bind(Call("expand_dims", {slope}, "axis=" + IntList(axes)));
+  }
+  NegativePart(ctx, x, ctx.bind(Call("multiply", {x, slope})));
 }
 
 void Elu(NodeContext& ctx) {

@@ -101,6 +101,12 @@ void BringToTargetOpset(onnx::ModelProto& model) {
     throw ImportError("opset " + std::to_string(opset) + " is older than the oldest this importer converts (" +
                       std::to_string(kOldestOpset) + ")");
   }
+  // The converter's adapters need shapes (Softmax 12 -> 13, Gemm 6 -> 7): inferred first, in
+  // the model's own opset, as far as they go.
+  try {
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), onnx::ShapeInferenceOptions());
+  } catch (const std::exception&) {
+  }
   try {
     model = onnx::version_conversion::ConvertVersion(model, kTargetOpset);
   } catch (const std::exception& e) {
@@ -110,13 +116,26 @@ void BringToTargetOpset(onnx::ModelProto& model) {
 }
 
 void InferShapesInProcess(onnx::ModelProto& model) {
+  // Data propagation computes the values of small shape subgraphs (Shape -> Gather -> Concat),
+  // so a Reshape's output gets a shape even when its shape input is computed.
+  const onnx::ShapeInferenceOptions options(/*check_type=*/true, /*strict_mode=*/1, /*data_prop=*/true);
   try {
-    // Data propagation computes the values of small shape subgraphs (Shape -> Gather -> Concat),
-    // so a Reshape's output gets a shape even when its shape input is computed.
-    onnx::ShapeInferenceOptions options(/*check_type=*/true, /*strict_mode=*/1, /*data_prop=*/true);
     onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+    return;
   } catch (const std::exception& e) {
-    throw ImportError(std::string("ONNX's shape inference fails: ") + e.what());
+    // Old exporters wrote shapes that disagree with their ops (a ReduceSum's output declared with
+    // the input's rank): the shapes the model declares are dropped and inferred again.
+    onnx::ModelProto again = model;
+    again.mutable_graph()->clear_value_info();
+    for (onnx::ValueInfoProto& output : *again.mutable_graph()->mutable_output()) {
+      if (output.type().has_tensor_type()) output.mutable_type()->mutable_tensor_type()->clear_shape();
+    }
+    try {
+      onnx::shape_inference::InferShapes(again, onnx::OpSchemaRegistry::Instance(), options);
+    } catch (const std::exception&) {
+      throw ImportError(std::string("ONNX's shape inference fails: ") + e.what());
+    }
+    model = std::move(again);
   }
 }
 

@@ -3,17 +3,23 @@
 test_data_set_*/{input,output}_N.pb) through rxt: import, build, run each data set, compare
 with the expected outputs at ONNX's tolerances (rtol 1e-3, atol 1e-7).
 
-  run_node_cases.py RXT PLUGIN DATA_DIR WORK_DIR CASE...
+  run_node_cases.py [--report FILE.md] RXT PLUGIN DATA_DIR WORK_DIR CASE...
 
 Prints one line per case (passed / wrong / unsupported / failed to import / error) and exits 1
-unless every case passed. Needs /usr/bin/python3 with python3-onnx and python3-numpy."""
+unless every case passed. --report writes the totals and a table per op (each case counts for
+every op its model uses) in Markdown. Needs /usr/bin/python3 with python3-onnx and python3-numpy."""
 import os
 import subprocess
 import sys
 
 import numpy as np
+import onnx
 from onnx import TensorProto, numpy_helper
 
+report = None
+if sys.argv[1] == "--report":
+    report = sys.argv[2]
+    del sys.argv[1:3]
 rxt, plugin, data_dir, work_dir = sys.argv[1:5]
 cases = sys.argv[5:]
 
@@ -34,7 +40,9 @@ def check(case):
     out_dir = os.path.join(work_dir, case)
     os.makedirs(out_dir, exist_ok=True)
     module = os.path.join(out_dir, "model.rxt")
-    imported = run("import", os.path.join(case_dir, "model.onnx"), "-o", module, "--plugin", plugin)
+    # Inference semantics: BatchNormalization statistics in initializers stay inputs, not states.
+    imported = run("import", os.path.join(case_dir, "model.onnx"), "-o", module, "--plugin", plugin,
+                   "--options", "training=false")
     if imported.returncode != 0:
         kind = "unsupported" if "unsupported ops" in imported.stderr else "failed to import"
         return kind, imported.stderr.strip()
@@ -42,6 +50,10 @@ def check(case):
     built = run("build", module, "-o", exe, "--no-emit-library")
     if built.returncode != 0:
         return "error", built.stderr.strip()
+    # Tensors of the pytorch-* suites carry no names: they go to the graph's inputs in order.
+    model = onnx.load(os.path.join(case_dir, "model.onnx"), load_external_data=False)
+    initializers = {t.name for t in model.graph.initializer}
+    input_names = [i.name for i in model.graph.input if i.name not in initializers]
     for set_dir in sorted(d for d in os.listdir(case_dir) if d.startswith("test_data_set_")):
         full = os.path.join(case_dir, set_dir)
         inputs = sorted(f for f in os.listdir(full) if f.startswith("input_"))
@@ -49,6 +61,8 @@ def check(case):
         args = []
         for i, name in enumerate(inputs):
             tensor_name, value = load_tensor(os.path.join(full, name))
+            if not tensor_name and i < len(input_names):
+                tensor_name = input_names[i]
             path = os.path.join(out_dir, f"{set_dir}_in{i}.npy")
             np.save(path, value)
             args += ["-i", f"{tensor_name}={path}"]
@@ -61,14 +75,37 @@ def check(case):
             _, expected = load_tensor(os.path.join(full, name))
             got_path = os.path.join(result_dir, f"{k}.npy") if len(outputs) > 1 else os.path.join(out_dir, f"{set_dir}_out.npy")
             got = np.load(got_path)
-            if got.shape != expected.shape or not np.allclose(got, expected, rtol=1e-3, atol=1e-7):
+            if got.shape != expected.shape or not np.allclose(got, expected, rtol=1e-3, atol=1e-7, equal_nan=True):
                 return "wrong", f"{set_dir} output {k}: max |diff| {np.max(np.abs(got.astype(np.float64) - expected)) if got.shape == expected.shape else 'shape ' + str(got.shape)}"
     return "passed", ""
 
 
+def ops_of(case):
+    model = onnx.load(os.path.join(data_dir, case, "model.onnx"), load_external_data=False)
+    return sorted({(n.domain + "." if n.domain not in ("", "ai.onnx") else "") + n.op_type for n in model.graph.node})
+
+
+def write_report(path, results):
+    kinds = ["passed", "wrong", "unsupported", "failed to import", "error"]
+    totals = {k: sum(1 for v in results.values() if v == k) for k in kinds}
+    per_op = {}
+    for case, verdict in results.items():
+        for op in ops_of(case):
+            per_op.setdefault(op, dict.fromkeys(kinds, 0))[verdict] += 1
+    with open(path, "w") as f:
+        f.write(f"{len(results)} cases: " + ", ".join(f"{totals[k]} {k}" for k in kinds) + "\n\n")
+        f.write("| op | " + " | ".join(kinds) + " |\n|---|" + "---|" * len(kinds) + "\n")
+        for op in sorted(per_op):
+            f.write(f"| {op} | " + " | ".join(str(per_op[op][k]) for k in kinds) + " |\n")
+
+
 failures = 0
+results = {}
 for case in cases:
     verdict, detail = check(case)
+    results[case] = verdict
     failures += verdict != "passed"
-    print(f"{case}: {verdict}" + (f" ({detail.splitlines()[0]})" if detail else ""))
+    print(f"{case}: {verdict}" + (f" ({detail.splitlines()[0]})" if detail else ""), flush=True)
+if report:
+    write_report(report, results)
 sys.exit(1 if failures else 0)
