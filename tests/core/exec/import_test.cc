@@ -15,9 +15,11 @@ namespace {
 
 const std::string kImporterPlugin = std::string(RXT_TEST_IR_PLUGIN_DIR) + "/test_importer.so";
 
-/// A file |name| in the test's temporary directory holding |first_line|.
+/// A file |name| in the test's own temporary directory holding |first_line| (ctest runs the
+/// tests of this file in parallel processes: a shared "ok.toy" was read while another rewrote it).
 std::string ToyFile(const std::string& name, const std::string& first_line) {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() / "rxt_import_test";
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / "rxt_import_test" /
+                              ::testing::UnitTest::GetInstance()->current_test_info()->name();
   std::filesystem::create_directories(dir);
   std::string path = (dir / name).string();
   std::ofstream(path) << first_line << "\n";
