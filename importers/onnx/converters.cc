@@ -10,6 +10,7 @@ const ConverterMap& Converters() {
     AddShapeConverters(m);
     AddReduceConverters(m);
     AddIndexConverters(m);
+    AddTrainingConverters(m);
     return m;
   }();
   return map;

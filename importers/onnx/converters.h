@@ -19,8 +19,9 @@ void AddNNConverters(ConverterMap& map);           // convert_nn.cc
 void AddShapeConverters(ConverterMap& map);        // convert_shape.cc
 void AddReduceConverters(ConverterMap& map);       // convert_reduce.cc
 void AddIndexConverters(ConverterMap& map);        // convert_index.cc
+void AddTrainingConverters(ConverterMap& map);     // convert_training.cc (domain ai.onnx.preview.training)
 
-/// Every converter, by ONNX op type (default domain).
+/// Every converter, by ONNX op type: "Conv" in the default domain, "<domain>.<op>" in another.
 const ConverterMap& Converters();
 
 /// Computes the node at import time when its inputs are known and the op is one the folder

@@ -65,6 +65,12 @@ std::string TensorSInfo(const TypeInfo& type, const std::set<std::string>& symbo
   return "Tensor((" + Join(dims) + (dims.size() == 1 ? "," : "") + "), " + dtype + ")";
 }
 
+/// The converter table's key of |node|: its op type, prefixed by a domain other than ONNX's.
+std::string ConverterKey(const onnx::NodeProto& node) {
+  const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+  return default_domain ? node.op_type() : node.domain() + "." + node.op_type();
+}
+
 }  // namespace
 
 std::string Local(const std::string& name) {
@@ -436,9 +442,7 @@ ImportedGraph GraphBuilder::Build() {
   for (int index = 0; index < graph_.node_size(); ++index) {
     const onnx::NodeProto& node = graph_.node(index);
     NodeContext ctx(*this, node, index);
-    const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
-    if (!default_domain) note(node.domain() + "." + node.op_type(), ctx);
-    else if (converters.count(node.op_type()) == 0) note(node.op_type(), ctx);
+    if (converters.count(ConverterKey(node)) == 0) note(ConverterKey(node), ctx);
   }
   auto report = [&]() {
     std::string list;
@@ -454,7 +458,7 @@ ImportedGraph GraphBuilder::Build() {
     const onnx::NodeProto& node = graph_.node(index);
     NodeContext ctx(*this, node, index);
     try {
-      if (!TryFold(ctx)) converters.at(node.op_type())(ctx);
+      if (!TryFold(ctx)) converters.at(ConverterKey(node))(ctx);
       continue;
     } catch (const UnsupportedNode& e) {
       note(e.what, ctx);
