@@ -24,6 +24,7 @@ std::string ValuesPathFor(const std::string& module_path) {
 void AddImportCommand(CLI::App& app, CommandResult& result) {
   struct Options {
     std::string file, output, importer_options;
+    std::vector<std::string> freeze;
     PluginOptions plugins;
   };
   auto options = std::make_shared<Options>();
@@ -34,13 +35,21 @@ void AddImportCommand(CLI::App& app, CommandResult& result) {
   command->add_option("-o,--output", options->output, "The .rxt file to write; its values go to the same name with .safetensors")
       ->required();
   command->add_option("--options", options->importer_options,
-                      "Options of the importer, as attributes: 'freeze=[fc.weight]' (see its documentation)");
+                      "Options of the importer: 'training=false' (see its documentation)");
+  command->add_option("--freeze", options->freeze,
+                      "Keep the initializers whose whole name matches REGEX constants: no parameters (repeatable; "
+                      "the importer's freeze=REGEX option)")
+      ->type_name("REGEX");
   AddPluginOptions(command, &options->plugins);
   command->footer("Example: rxt import model.onnx -o model.rxt   (writes model.rxt and model.safetensors)");
   command->callback([options, &result] {
     Session session({.plugins = options->plugins.paths, .search_path = !options->plugins.no_search});
+    std::string importer_options = options->importer_options;
+    for (const std::string& pattern : options->freeze) {
+      importer_options += (importer_options.empty() ? "freeze=" : ", freeze=") + pattern;
+    }
     ImportedModel model =
-        NamingFileInErrors(options->file, [&] { return session.Import(options->file, options->importer_options); });
+        NamingFileInErrors(options->file, [&] { return session.Import(options->file, importer_options); });
     std::string text = PrintModule(model.module);
     std::string values_path = ValuesPathFor(options->output);
     TensorFile values;

@@ -1,6 +1,7 @@
 #include "graph_builder.h"
 
 #include <cctype>
+#include <regex>
 #include <sstream>
 
 #include "converters.h"
@@ -104,8 +105,15 @@ ImportOptions ParseImportOptions(const std::string& text) {
     if (key == "training") {
       if (value != "true" && value != "false") throw ImportError("option training takes true or false, got '" + value + "'");
       options.training = value == "true";
+    } else if (key == "freeze") {
+      try {
+        std::regex check(value);
+      } catch (const std::regex_error& e) {
+        throw ImportError("option freeze: '" + value + "' is not a regular expression (" + e.what() + ")");
+      }
+      options.freeze.push_back(value);
     } else {
-      throw ImportError("unknown option '" + key + "' (the onnx importer takes: training=true|false)");
+      throw ImportError("unknown option '" + key + "' (the onnx importer takes: training=true|false, freeze=REGEX)");
     }
   }
   return options;
@@ -288,7 +296,7 @@ void NodeContext::update_state(const std::string& name, const std::string& expr)
   graph_.state_updates_[name] = local;
 }
 
-bool NodeContext::is_initializer(int i) const { return has_input(i) && input(i).initializer != nullptr; }
+bool NodeContext::is_initializer(int i) const { return has_input(i) && input(i).is_param_candidate; }
 
 std::string NodeContext::where() const {
   std::string name = "node " + std::to_string(index_);
@@ -311,6 +319,14 @@ GraphBuilder::GraphBuilder(const onnx::ModelProto& model, ImportOptions options,
   for (const TensorProto& t : graph_.initializer()) names_.insert(t.name());
   for (const onnx::NodeProto& n : graph_.node()) names_.insert(n.output().begin(), n.output().end());
 
+  std::vector<std::regex> freeze;
+  for (const std::string& pattern : options_.freeze) freeze.emplace_back(pattern);
+  auto frozen = [&](const std::string& name) {
+    for (const std::regex& r : freeze) {
+      if (std::regex_match(name, r)) return true;
+    }
+    return false;
+  };
   for (const TensorProto& t : graph_.initializer()) {
     Value value;
     value.initializer = &t;
@@ -321,7 +337,7 @@ GraphBuilder::GraphBuilder(const onnx::ModelProto& model, ImportOptions options,
       throw ImportError("initializer '" + t.name() + "' has element type " + std::to_string(t.data_type()) +
                         ", which rxt has no dtype for");
     }
-    value.is_param_candidate = IsFloatType(t.data_type());
+    value.is_param_candidate = IsFloatType(t.data_type()) && !frozen(t.name());
     if (value.is_param_candidate) value.expr = Local(t.name());
     values_[t.name()] = std::move(value);
   }

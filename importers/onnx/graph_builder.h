@@ -25,9 +25,13 @@ struct ImportOptions {
   /// Training mode (the default): BatchNormalization with initializer statistics uses batch
   /// statistics and returns its updated running statistics as states. false: inference only.
   bool training = true;
+  /// Initializers whose names match one of these (ECMAScript regular expressions, the whole
+  /// name) stay constants: no parameters, no states (fine-tuning a head on a frozen body).
+  std::vector<std::string> freeze;
 };
 
-/// Parses "training=false" (comma-separated key=value pairs); throws ImportError.
+/// Parses "training=false, freeze=conv.*" (comma-separated key=value pairs; freeze may repeat);
+/// throws ImportError.
 ImportOptions ParseImportOptions(const std::string& text);
 
 /// A dim of a value's shape: a number, a symbol (a dim_param), or unknown.
@@ -123,8 +127,9 @@ class NodeContext {
   /// A 0-d constant of input i's dtype: "const(0.5, float32)".
   std::string scalar_const(double value, const std::string& dtype) const;
   /// Records that |name| (an initializer used as running statistics) is a state, updated to |expr|.
+  /// Only for inputs that are trainable initializers (is_initializer).
   void update_state(const std::string& name, const std::string& expr);
-  /// Whether input i is an initializer (a parameter or state candidate).
+  /// Whether input i is a float initializer that may train (not frozen): a parameter or state candidate.
   bool is_initializer(int i) const;
 
   /// "node 3 'conv1' (Conv)".

@@ -176,7 +176,7 @@ class Refusals(unittest.TestCase):
     def test_an_unknown_option(self):
         path = save(model([helper.make_node("Relu", ["x"], ["y"])], [tensor("x", [2])], [tensor("y", [2])]), "opt")
         result, _ = import_model(path, "--options", "trainnig=false")
-        self.assertIn("unknown option 'trainnig' (the onnx importer takes: training=true|false)", result.stderr)
+        self.assertIn("unknown option 'trainnig' (the onnx importer takes: training=true|false, freeze=REGEX)", result.stderr)
         result, _ = import_model(path, "--options", "training=maybe")
         self.assertIn("option training takes true or false, got 'maybe'", result.stderr)
 
@@ -286,6 +286,22 @@ class Backbones(unittest.TestCase):
         self.assertEqual(ran.returncode, 1)
         self.assertIn(f"backbone: no --input for parameter 'w' (parameters: x, w); {other} has no tensor of that name",
                       ran.stderr)
+
+    def test_frozen_initializers_are_constants(self):
+        # Fine-tuning the head: batch norm's statistics and the first layer frozen.
+        m, inits = batch_norm_model()
+        path = save(m, "frozen")
+        out = path[:-5] + ".rxt"
+        result = rxt("import", path, "-o", out, "--freeze", r"bn\.running_.*", "--freeze", "bn.weight")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        text = " ".join(read(out).split())
+        # Only bn.bias trains; the frozen statistics make the normalization inference's.
+        self.assertIn("attributes {param_num = 1, state_num = 0}", text)
+        self.assertIn('%"bn.bias": Tensor((3,), float32))', text)
+        self.assertIn("training=false", text)
+        self.assertEqual(list(load_safetensors(out[:-4] + ".safetensors")), ["bn.bias"])
+        result = rxt("import", path, "-o", out, "--freeze", "bn.(")
+        self.assertIn("option freeze: 'bn.(' is not a regular expression", result.stderr)
 
     def test_an_old_opset_is_converted(self):
         # Opset 9: Unsqueeze takes axes as an attribute (an input since 13).
