@@ -215,7 +215,10 @@ onnx::ModelProto RunIsolated(const std::function<onnx::ModelProto()>& work) {
                       ") checking, converting or inferring the shapes of the model: it is malformed in a way "
                       "ONNX's checker does not catch");
   }
-  if (reply.empty() || (reply[0] != 'M' && reply[0] != 'E')) throw ImportError("preparing the model failed");
+  if (reply.empty() || (reply[0] != 'M' && reply[0] != 'E')) {
+    throw ImportError("checking, converting or inferring the shapes of the model gave no result (the child process "
+                      "running ONNX's library exited without a reply)");
+  }
   if (reply[0] == 'E') throw ImportError(reply.substr(1));
   onnx::ModelProto model;
   if (!model.ParseFromArray(reply.data() + 1, static_cast<int>(reply.size() - 1))) {
