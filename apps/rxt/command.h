@@ -28,6 +28,7 @@ void AddRunCommand(CLI::App& app, CommandResult& result);
 void AddTrainCommand(CLI::App& app, CommandResult& result);
 void AddGradcheckCommand(CLI::App& app, CommandResult& result);
 void AddImportCommand(CLI::App& app, CommandResult& result);
+void AddExportCommand(CLI::App& app, CommandResult& result);
 
 /// The whole file; throws kNotFound naming it if it cannot be read.
 std::string ReadFile(const std::string& path);

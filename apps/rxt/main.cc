@@ -62,6 +62,7 @@ int Run(int argc, char** argv) {
   rxt::cli::AddTrainCommand(app, result);
   rxt::cli::AddGradcheckCommand(app, result);
   rxt::cli::AddImportCommand(app, result);
+  rxt::cli::AddExportCommand(app, result);
 
   // CLI11 would take an unknown command for a stray argument ("A subcommand is required").
   const CLI::App& commands = app;

@@ -126,6 +126,27 @@ RXT_AT(rxt_import_sink_api_t, struct_size, 0);
 RXT_AT(rxt_import_sink_api_t, write_text, 8);
 RXT_AT(rxt_import_sink_api_t, add_value, 16);
 _Static_assert(sizeof(rxt_import_sink_api_t) == 24, "rxt_import_sink_api_t grew or shrank");
+/* An exporter, the graph it reads and the sink it writes through. */
+RXT_AT(rxt_exporter_t, struct_size, 0);
+RXT_AT(rxt_exporter_t, name, 8);
+RXT_AT(rxt_exporter_t, summary, 16);
+RXT_AT(rxt_exporter_t, state, 24);
+RXT_AT(rxt_exporter_t, extensions, 32);
+RXT_AT(rxt_exporter_t, export_graph, 40);
+_Static_assert(sizeof(rxt_exporter_t) == 48, "rxt_exporter_t grew or shrank");
+RXT_AT(rxt_export_graph_t, struct_size, 0);
+RXT_AT(rxt_export_graph_t, name, 8);
+RXT_AT(rxt_export_graph_t, num_inputs, 16);
+RXT_AT(rxt_export_graph_t, inputs, 24);
+RXT_AT(rxt_export_graph_t, values, 32);
+RXT_AT(rxt_export_graph_t, num_bindings, 40);
+RXT_AT(rxt_export_graph_t, vars, 48);
+RXT_AT(rxt_export_graph_t, bound, 56);
+RXT_AT(rxt_export_graph_t, output, 64);
+_Static_assert(sizeof(rxt_export_graph_t) == 72, "rxt_export_graph_t grew or shrank");
+RXT_AT(rxt_export_sink_api_t, struct_size, 0);
+RXT_AT(rxt_export_sink_api_t, write, 8);
+_Static_assert(sizeof(rxt_export_sink_api_t) == 16, "rxt_export_sink_api_t grew or shrank");
 
 RXT_AT(rxt_library_t, struct_size, 0);
 RXT_AT(rxt_library_t, name, 8);
@@ -159,7 +180,8 @@ RXT_AT(rxt_host_api_t, register_extern, 144);
 RXT_AT(rxt_host_api_t, register_op, 152);
 RXT_AT(rxt_host_api_t, register_library, 160);
 RXT_AT(rxt_host_api_t, register_importer, 168);
-_Static_assert(sizeof(rxt_host_api_t) == 176, "rxt_host_api_t grew or shrank");
+RXT_AT(rxt_host_api_t, register_exporter, 176);
+_Static_assert(sizeof(rxt_host_api_t) == 184, "rxt_host_api_t grew or shrank");
 
 /* The descriptor. struct_size and abi_version are where every version had them: the host
  * reads the version first, then the rest by its layout. */
@@ -184,7 +206,9 @@ RXT_AT(rxt_plugin_descriptor_t, libraries, 136);
 RXT_AT(rxt_plugin_descriptor_t, num_libraries, 144);
 RXT_AT(rxt_plugin_descriptor_t, importers, 152);
 RXT_AT(rxt_plugin_descriptor_t, num_importers, 160);
-_Static_assert(sizeof(rxt_plugin_descriptor_t) == 168, "rxt_plugin_descriptor_t grew or shrank");
+RXT_AT(rxt_plugin_descriptor_t, exporters, 168);
+RXT_AT(rxt_plugin_descriptor_t, num_exporters, 176);
+_Static_assert(sizeof(rxt_plugin_descriptor_t) == 184, "rxt_plugin_descriptor_t grew or shrank");
 
 /* The IR table (rxt/ir_builder.h), shared by plugins of versions 2 and 3. */
 RXT_AT(rxt_ir_api_t, struct_size, 0);
@@ -226,7 +250,17 @@ RXT_AT(rxt_ir_api_t, check_options, 280);
 RXT_AT(rxt_ir_api_t, set_struct_info, 288);
 RXT_AT(rxt_ir_api_t, call_extern, 296);
 RXT_AT(rxt_ir_api_t, constant_value, 304);
-_Static_assert(sizeof(rxt_ir_api_t) == 312, "rxt_ir_api_t grew or shrank");
+RXT_AT(rxt_ir_api_t, expr_kind, 312);
+RXT_AT(rxt_ir_api_t, var_name, 320);
+RXT_AT(rxt_ir_api_t, constant_tensor, 328);
+RXT_AT(rxt_ir_api_t, num_fields, 336);
+RXT_AT(rxt_ir_api_t, field, 344);
+RXT_AT(rxt_ir_api_t, item_of, 352);
+RXT_AT(rxt_ir_api_t, shape_ndim, 360);
+RXT_AT(rxt_ir_api_t, shape_dim, 368);
+RXT_AT(rxt_ir_api_t, shape_dim_text, 376);
+RXT_AT(rxt_ir_api_t, prim_value, 384);
+_Static_assert(sizeof(rxt_ir_api_t) == 392, "rxt_ir_api_t grew or shrank");
 
 /* The tensor-expression table of op plugins (rxt/tensor_expr.h). */
 RXT_AT(rxt_te_api_t, struct_size, 0);

@@ -167,7 +167,43 @@ typedef struct rxt_ir_api_s {
   /* 1 and the value in |*value| if |e| is a constant of one element (of any shape) and a
    * numeric dtype; else 0. */
   int (*constant_value)(rxt_ir_builder_t* b, rxt_ir_expr_t e, double* value);
+
+  /* ---- Added with exporters (rxt_exporter_t, plugin ABI 3): check RXT_IR_API_HAS ---- */
+
+  /* What |e| is: an rxt_ir_expr_kind_t (RXT_IR_OTHER for NULL or a foreign handle). */
+  int (*expr_kind)(rxt_ir_builder_t* b, rxt_ir_expr_t e);
+  /* A variable's name, without the % ("lv3"); NULL for anything else. */
+  const char* (*var_name)(rxt_ir_builder_t* b, rxt_ir_expr_t e);
+  /* A constant's data: fills |*out| (CPU, compact; data, shape and dtype the host's, valid
+   * while the callback runs). RXT_NOT_FOUND if |e| is not a constant. */
+  rxt_code_t (*constant_tensor)(rxt_ir_builder_t* b, rxt_ir_expr_t e, DLTensor* out);
+  /* A tuple expression's fields (RXT_IR_TUPLE): their number (-1 for anything else) and each. */
+  int (*num_fields)(rxt_ir_builder_t* b, rxt_ir_expr_t e);
+  rxt_ir_expr_t (*field)(rxt_ir_builder_t* b, rxt_ir_expr_t e, int index);
+  /* A tuple's field (RXT_IR_TUPLE_ITEM, "t[1]"): the tuple, with the index in |*index|. */
+  rxt_ir_expr_t (*item_of)(rxt_ir_builder_t* b, rxt_ir_expr_t e, int* index);
+  /* A shape value (RXT_IR_SHAPE, or a variable of shape struct info with known dims): its
+   * number of dims (-1 for anything else) and each dim as dim and dim_text read a tensor's. */
+  int (*shape_ndim)(rxt_ir_builder_t* b, rxt_ir_expr_t e);
+  int (*shape_dim)(rxt_ir_builder_t* b, rxt_ir_expr_t e, int axis, int64_t* value);
+  const char* (*shape_dim_text)(rxt_ir_builder_t* b, rxt_ir_expr_t e, int axis);
+  /* A prim value (RXT_IR_PRIM_VALUE, "prim(1.5)"): 1 and its value if it is a number, else 0. */
+  int (*prim_value)(rxt_ir_builder_t* b, rxt_ir_expr_t e, double* value);
 } rxt_ir_api_t;
+
+/* What expr_kind answers. */
+typedef enum rxt_ir_expr_kind_e {
+  RXT_IR_OTHER = 0,      /* anything below does not name (an if, a function...) */
+  RXT_IR_VAR = 1,        /* %x */
+  RXT_IR_CONSTANT = 2,   /* tensor data */
+  RXT_IR_TUPLE = 3,      /* (a, b) */
+  RXT_IR_TUPLE_ITEM = 4, /* t[0] */
+  RXT_IR_OP_CALL = 5,    /* op(args; attrs) */
+  RXT_IR_CALL = 6,       /* any other call: a function of the module, call_kernel, call_extern */
+  RXT_IR_SHAPE = 7,      /* shape(1, n) */
+  RXT_IR_PRIM_VALUE = 8, /* prim(n) */
+  RXT_IR_STRING = 9      /* "text" */
+} rxt_ir_expr_kind_t;
 
 #define RXT_IR_API_HAS(api, member) \
   ((api)->struct_size >= offsetof(rxt_ir_api_t, member) + sizeof((api)->member))

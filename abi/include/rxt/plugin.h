@@ -12,8 +12,8 @@
  *     item is registered or, on any error (a name taken, a bad descriptor), none is and the
  *     library is closed.
  *
- * What a plugin provides are items of eight kinds — optimizers, losses, gradient rules, backends,
- * extern functions, ops, kernel libraries and importers — each a typed table of functions (a vtable) that
+ * What a plugin provides are items of nine kinds — optimizers, losses, gradient rules, backends,
+ * extern functions, ops, kernel libraries, importers and exporters — each a typed table of functions (a vtable) that
  * starts with `size_t struct_size` and carries its name, a one-line summary and a `state`
  * pointer handed back to every function.
  *
@@ -51,7 +51,8 @@
  * rxt_code_t; 3 (this header) gives every kind a typed vtable and rxt_status_t as the one error
  * type; kernel libraries were appended to it later (rxt_library_t, the descriptor's libraries,
  * register_library, rxt_backend_t.preferred_libraries), then importers (rxt_importer_t, the
- * descriptor's importers, register_importer): each a marked block at the end of its struct,
+ * descriptor's importers, register_importer), then exporters (rxt_exporter_t, the descriptor's
+ * exporters, register_exporter): each a marked block at the end of its struct,
  * read only when struct_size covers it). A host built from this header still loads
  * plugins of versions 1 and 2 (docs/plugins.md, "Older plugins"): the table it hands every plugin
  * keeps the members of version 2 where they were (the abi2_* slots below) and adds those of
@@ -333,6 +334,55 @@ typedef struct rxt_importer_s {
                          rxt_import_sink_t* sink);
 } rxt_importer_t;
 
+/* ---- Exporters (appended in version 3) ----
+ * An exporter writes one function of a module in another format (ONNX, ...). The host prepares
+ * the function (a backbone's at inference; calls of the module's other functions inlined, dead
+ * code removed) and hands it over as a graph: its inputs, each with the value it is exported
+ * with (a parameter's) or none (an input of the exported model), its bindings in order, and its
+ * output. Every expression is read through the reading functions of rxt_ir_api_t
+ * (rxt/ir_builder.h: expr_kind, op_name, arg, attr_*, struct info, constant_tensor...) with
+ * the reader handed along; building functions fail. The exporter writes the file's bytes
+ * through its sink; the host writes them to the file (a temporary name, then renamed). */
+
+/* The function to export; the host's, valid during the export only. */
+typedef struct rxt_export_graph_s {
+  size_t struct_size;          /* sizeof(rxt_export_graph_t) */
+  const char* name;            /* the function's name: "backbone" */
+  int num_inputs;
+  const rxt_ir_expr_t* inputs; /* the function's parameters (variables), in order */
+  /* Per input: the value it is exported with (CPU, compact), or NULL: an input of the model. */
+  const DLTensor* const* values;
+  int num_bindings;
+  const rxt_ir_expr_t* vars;   /* binding i binds vars[i] to bound[i]: an op call, a tuple, a */
+  const rxt_ir_expr_t* bound;  /* tuple's field, a constant, a shape, a prim value or a variable */
+  rxt_ir_expr_t output;        /* a variable, a constant or a tuple of them */
+} rxt_export_graph_t;
+
+/* Where an exporter writes; the host's, valid during the export only. */
+typedef struct rxt_export_sink_s rxt_export_sink_t;
+
+typedef struct rxt_export_sink_api_s {
+  size_t struct_size; /* sizeof(rxt_export_sink_api_t) */
+  /* Appends |size| bytes to the file (in as many pieces as the exporter likes). */
+  rxt_status_t (*write)(rxt_export_sink_t* sink, const void* data, size_t size);
+} rxt_export_sink_api_t;
+
+typedef struct rxt_exporter_s {
+  size_t struct_size; /* sizeof(rxt_exporter_t) */
+  const char* name;   /* the format: "onnx" */
+  const char* summary;
+  void* state;
+  /* The file extensions it writes, comma-separated, with the dot: ".onnx". Required. */
+  const char* extensions;
+  /* Required. Writes |graph| with |options| (attributes in the text format; "" for none;
+   * unknown names are an error) through |api| to |sink|, reading expressions with |ir| and
+   * |reader|. An op the format cannot express is an error listing every such op of the graph;
+   * the host adds the function's and the exporter's names. */
+  rxt_status_t (*export_graph)(void* state, const rxt_ir_api_t* ir, rxt_ir_builder_t* reader,
+                               const rxt_export_graph_t* graph, const char* options,
+                               const rxt_export_sink_api_t* api, rxt_export_sink_t* sink);
+} rxt_exporter_t;
+
 /* Whether |table|, a vtable of |type| (or the host's table), holds |member|: whether its
  * struct_size reaches past it. For members appended after a vtable was first published. */
 #define RXT_VTABLE_HAS(type, table, member) \
@@ -396,6 +446,9 @@ typedef struct rxt_host_api_s {
 
   /* ---- Importers (appended in version 3: check RXT_HOST_API_HAS) ---- */
   rxt_status_t (*register_importer)(rxt_host_t* host, const rxt_importer_t* importer);
+
+  /* ---- Exporters (appended in version 3: check RXT_HOST_API_HAS) ---- */
+  rxt_status_t (*register_exporter)(rxt_host_t* host, const rxt_exporter_t* exporter);
 } rxt_host_api_t;
 
 #define RXT_HOST_API_HAS(api, member) RXT_VTABLE_HAS(rxt_host_api_t, api, member)
@@ -429,6 +482,10 @@ typedef struct rxt_plugin_descriptor_s {
   /* ---- Importers (appended in version 3: read only when struct_size covers them) ---- */
   const rxt_importer_t* const* importers;
   size_t num_importers;
+
+  /* ---- Exporters (appended in version 3: read only when struct_size covers them) ---- */
+  const rxt_exporter_t* const* exporters;
+  size_t num_exporters;
 } rxt_plugin_descriptor_t;
 
 typedef const rxt_plugin_descriptor_t* (*rxt_plugin_entry_fn_t)(uint32_t host_abi_version,

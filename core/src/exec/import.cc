@@ -1,10 +1,9 @@
 // ImportModel: the sink an importer plugin writes to, then parsing and checking its text.
 #include "rxt/exec/import.h"
 
-#include <algorithm>
-#include <cctype>
-#include <sstream>
+#include <optional>
 
+#include "file_extensions.h"
 #include "rxt/ir/parser.h"
 #include "rxt/ir/well_formed.h"
 #include "rxt/runtime/dlpack.h"
@@ -21,29 +20,9 @@ struct rxt_import_sink_s {
 namespace rxt {
 namespace {
 
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
-/// The comma-separated extensions of an importer, lower case, each with its dot.
-std::vector<std::string> Extensions(const rxt_importer_t& importer) {
-  std::vector<std::string> out;
-  std::stringstream list(importer.extensions);
-  for (std::string each; std::getline(list, each, ',');) {
-    each.erase(0, each.find_first_not_of(' '));
-    each.erase(each.find_last_not_of(' ') + 1);
-    if (!each.empty()) out.push_back(Lower(each));
-  }
-  return out;
-}
-
 std::optional<PluginItem> Match(const PluginHost& host, const std::string& path) {
-  std::string lower = Lower(path);
   for (const PluginItem& item : host.Items(PluginItemKind::kImporter)) {
-    for (const std::string& extension : Extensions(*item.importer)) {
-      if (lower.ends_with(extension)) return item;
-    }
+    if (PathHasExtension(path, item.importer->extensions)) return item;
   }
   return std::nullopt;
 }

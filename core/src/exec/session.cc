@@ -81,6 +81,12 @@ ImportedModel Session::Import(const std::string& path, const std::string& option
   return ImportModel(host_, path, options);
 }
 
+ExportedModel Session::Export(const IRModule& module, const std::map<std::string, Tensor>& values,
+                              const ExportRequest& request) {
+  if (!IsExportable(host_, request.format, request.path)) LoadSearchPathOnce();
+  return ExportModel(host_, module, values, request);
+}
+
 IRModule Session::Differentiate(const IRModule& module, const std::string& function, std::vector<int> require_grads) {
   try {
     return Gradient(module, function, require_grads, 0, &host_);

@@ -77,6 +77,9 @@ rxt_status_t RegisterLibrary(rxt_host_t* host, const rxt_library_t* library) noe
 rxt_status_t RegisterImporter(rxt_host_t* host, const rxt_importer_t* importer) noexcept {
   return Guarded(host, [&](PluginRecord& record) { return StageImporter(record, importer); });
 }
+rxt_status_t RegisterExporter(rxt_host_t* host, const rxt_exporter_t* exporter) noexcept {
+  return Guarded(host, [&](PluginRecord& record) { return StageExporter(record, exporter); });
+}
 
 // ---- Registration, versions 1 and 2 (the abi2_* slots).
 
@@ -141,6 +144,7 @@ void InitHostApi(PluginRecord& record) {
   record.api.register_op = &RegisterOp;
   record.api.register_library = &RegisterLibrary;
   record.api.register_importer = &RegisterImporter;
+  record.api.register_exporter = &RegisterExporter;
 }
 
 }  // namespace rxt::plugin_detail

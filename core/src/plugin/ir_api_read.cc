@@ -2,8 +2,9 @@
 // Reading never records an error: a handle that is not what the function reads gives the
 // documented "nothing" value (NULL, -1, 0, RXT_NOT_FOUND).
 #include "ir_api_internal.h"
-#include "rxt/ir/printer.h"
 #include "rxt/ir/op.h"
+#include "rxt/ir/printer.h"
+#include "rxt/runtime/dlpack.h"
 
 namespace rxt::ir_api {
 namespace {
@@ -203,6 +204,135 @@ int ConstantValue(rxt_ir_builder_t* b, rxt_ir_expr_t e, double* value) {
   });
 }
 
+// ---- Whole expressions (exporters read a function's bindings with these).
+
+int ExprKindOf(rxt_ir_builder_t* b, rxt_ir_expr_t e) {
+  return Guard(b, static_cast<int>(RXT_IR_OTHER), [&](IRBuilderHost& host) -> int {
+    Expr expr = host.Unwrap(e);
+    if (expr == nullptr) return RXT_IR_OTHER;
+    switch (expr->kind) {
+      case ExprKind::kVar: return RXT_IR_VAR;
+      case ExprKind::kConstant: return RXT_IR_CONSTANT;
+      case ExprKind::kTuple: return RXT_IR_TUPLE;
+      case ExprKind::kTupleGetItem: return RXT_IR_TUPLE_ITEM;
+      case ExprKind::kCall: return OpCall(host, e) != nullptr ? RXT_IR_OP_CALL : RXT_IR_CALL;
+      case ExprKind::kShapeExpr: return RXT_IR_SHAPE;
+      case ExprKind::kPrimValue: return RXT_IR_PRIM_VALUE;
+      case ExprKind::kStringImm: return RXT_IR_STRING;
+      default: return RXT_IR_OTHER;
+    }
+  });
+}
+
+const char* VarName(rxt_ir_builder_t* b, rxt_ir_expr_t e) {
+  return Guard<const char*>(b, nullptr, [&](IRBuilderHost& host) -> const char* {
+    Expr expr = host.Unwrap(e);
+    const auto* var = expr ? expr->As<VarNode>() : nullptr;
+    return var ? var->name.c_str() : nullptr;  // the node is held by the host's arena
+  });
+}
+
+rxt_code_t ConstantTensor(rxt_ir_builder_t* b, rxt_ir_expr_t e, DLTensor* out) {
+  return Guard(b, RXT_INTERNAL, [&](IRBuilderHost& host) -> rxt_code_t {
+    Expr expr = host.Unwrap(e);
+    const auto* c = expr ? expr->As<ConstantNode>() : nullptr;
+    if (c == nullptr) return RXT_NOT_FOUND;
+    if (out == nullptr) return RXT_INVALID_ARGUMENT;
+    const Tensor& data = c->data;
+    *out = DLTensor{};
+    out->data = const_cast<void*>(data.data());
+    out->device = {kDLCPU, 0};
+    out->ndim = static_cast<int32_t>(data.shape().size());
+    out->dtype = ToDLDataType(data.dtype());
+    out->shape = const_cast<int64_t*>(data.shape().data());
+    return RXT_OK;
+  });
+}
+
+int NumFields(rxt_ir_builder_t* b, rxt_ir_expr_t e) {
+  return Guard(b, -1, [&](IRBuilderHost& host) {
+    Expr expr = host.Unwrap(e);
+    const auto* tuple = expr ? expr->As<TupleNode>() : nullptr;
+    return tuple ? static_cast<int>(tuple->fields.size()) : -1;
+  });
+}
+
+rxt_ir_expr_t Field(rxt_ir_builder_t* b, rxt_ir_expr_t e, int index) {
+  return Guard<rxt_ir_expr_t>(b, nullptr, [&](IRBuilderHost& host) -> rxt_ir_expr_t {
+    Expr expr = host.Unwrap(e);
+    const auto* tuple = expr ? expr->As<TupleNode>() : nullptr;
+    if (tuple == nullptr || index < 0 || index >= static_cast<int>(tuple->fields.size())) return nullptr;
+    return host.Wrap(tuple->fields[index]);
+  });
+}
+
+rxt_ir_expr_t ItemOf(rxt_ir_builder_t* b, rxt_ir_expr_t e, int* index) {
+  return Guard<rxt_ir_expr_t>(b, nullptr, [&](IRBuilderHost& host) -> rxt_ir_expr_t {
+    Expr expr = host.Unwrap(e);
+    const auto* item = expr ? expr->As<TupleGetItemNode>() : nullptr;
+    if (item == nullptr) return nullptr;
+    if (index != nullptr) *index = item->index;
+    return host.Wrap(item->tuple);
+  });
+}
+
+/// The dims of a shape value: a shape expression's, or those a shape struct info knows.
+const std::vector<PrimExpr>* ShapeValues(IRBuilderHost& host, rxt_ir_expr_t e) {
+  Expr expr = host.Unwrap(e);
+  if (expr == nullptr) return nullptr;
+  if (const auto* shape = expr->As<ShapeExprNode>()) return &shape->values;
+  const auto* sinfo = expr->struct_info ? expr->struct_info->As<ShapeSINode>() : nullptr;
+  return sinfo != nullptr && sinfo->values ? &*sinfo->values : nullptr;
+}
+
+int ShapeNDim(rxt_ir_builder_t* b, rxt_ir_expr_t e) {
+  return Guard(b, -1, [&](IRBuilderHost& host) {
+    const std::vector<PrimExpr>* values = ShapeValues(host, e);
+    return values ? static_cast<int>(values->size()) : -1;
+  });
+}
+
+PrimExpr ShapeDimOf(IRBuilderHost& host, rxt_ir_expr_t e, int axis) {
+  const std::vector<PrimExpr>* values = ShapeValues(host, e);
+  if (values == nullptr || axis < 0 || axis >= static_cast<int>(values->size())) return nullptr;
+  return (*values)[axis];
+}
+
+int ShapeDim(rxt_ir_builder_t* b, rxt_ir_expr_t e, int axis, int64_t* value) {
+  return Guard(b, 0, [&](IRBuilderHost& host) {
+    PrimExpr d = ShapeDimOf(host, e, axis);
+    const auto* imm = d ? d->As<IntImmNode>() : nullptr;
+    if (imm == nullptr) return 0;
+    if (value != nullptr) *value = imm->value;
+    return 1;
+  });
+}
+
+const char* ShapeDimText(rxt_ir_builder_t* b, rxt_ir_expr_t e, int axis) {
+  return Guard<const char*>(b, nullptr, [&](IRBuilderHost& host) -> const char* {
+    PrimExpr d = ShapeDimOf(host, e, axis);
+    return d ? host.Keep(ToString(d)) : nullptr;
+  });
+}
+
+int PrimValue(rxt_ir_builder_t* b, rxt_ir_expr_t e, double* value) {
+  return Guard(b, 0, [&](IRBuilderHost& host) {
+    Expr expr = host.Unwrap(e);
+    const auto* prim = expr ? expr->As<PrimValueNode>() : nullptr;
+    if (prim == nullptr || prim->value == nullptr) return 0;
+    double v = 0;
+    if (const auto* i = prim->value->As<IntImmNode>()) {
+      v = static_cast<double>(i->value);
+    } else if (const auto* f = prim->value->As<FloatImmNode>()) {
+      v = f->value;
+    } else {
+      return 0;
+    }
+    if (value != nullptr) *value = v;
+    return 1;
+  });
+}
+
 }  // namespace
 
 void FillReadFunctions(rxt_ir_api_t& api) {
@@ -223,6 +353,16 @@ void FillReadFunctions(rxt_ir_api_t& api) {
   api.struct_info_text = &StructInfoText;
   api.dim_text = &DimText;
   api.constant_value = &ConstantValue;
+  api.expr_kind = &ExprKindOf;
+  api.var_name = &VarName;
+  api.constant_tensor = &ConstantTensor;
+  api.num_fields = &NumFields;
+  api.field = &Field;
+  api.item_of = &ItemOf;
+  api.shape_ndim = &ShapeNDim;
+  api.shape_dim = &ShapeDim;
+  api.shape_dim_text = &ShapeDimText;
+  api.prim_value = &PrimValue;
 }
 
 }  // namespace rxt::ir_api

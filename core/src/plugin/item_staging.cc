@@ -196,6 +196,16 @@ rxt_status_t StageImporter(PluginRecord& record, const rxt_importer_t* importer)
       &PluginItem::importer);
 }
 
+rxt_status_t StageExporter(PluginRecord& record, const rxt_exporter_t* exporter) {
+  return StageVTable<rxt_exporter_t>(
+      record, PluginItemKind::kExporter, exporter, RXT_SIZE_THROUGH(rxt_exporter_t, export_graph),
+      [](const rxt_exporter_t& v) -> const char* {
+        bool no_extensions = v.extensions == nullptr || v.extensions[0] == '\0';
+        return no_extensions ? "extensions" : v.export_graph == nullptr ? "export_graph" : nullptr;
+      },
+      &PluginItem::exporter);
+}
+
 rxt_code_t StageAbi2Item(PluginRecord& record, PluginItemKind kind, const abi2::Item* item) {
   const char* kind_name = PluginItemKindName(kind);
   auto reject = [&](ErrorCode code, std::string message) {
@@ -241,7 +251,8 @@ void AdaptAbi2Item(PluginRecord& record, PluginItem& item, const abi2::Item& raw
     case PluginItemKind::kBackend:
     case PluginItemKind::kOp:
     case PluginItemKind::kLibrary:
-    case PluginItemKind::kImporter: return;
+    case PluginItemKind::kImporter:
+    case PluginItemKind::kExporter: return;
   }
 }
 

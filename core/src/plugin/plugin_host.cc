@@ -69,6 +69,9 @@ void StageDescriptorItems(PluginRecord& record, const rxt_plugin_descriptor_t& d
   if (DescriptorHas(d, d.num_importers)) {
     StageList(record, d.importers, d.num_importers, "importer", &plugin_detail::StageImporter);
   }
+  if (DescriptorHas(d, d.num_exporters)) {
+    StageList(record, d.exporters, d.num_exporters, "exporter", &plugin_detail::StageExporter);
+  }
 }
 
 /// The same for a descriptor of version 1 or 2, whose lists are arrays of items.
@@ -141,6 +144,7 @@ const char* PluginItemKindName(PluginItemKind kind) {
     case PluginItemKind::kOp: return "op";
     case PluginItemKind::kLibrary: return "library";
     case PluginItemKind::kImporter: return "importer";
+    case PluginItemKind::kExporter: return "exporter";
   }
   return "unknown";
 }

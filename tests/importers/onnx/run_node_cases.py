@@ -3,10 +3,12 @@
 test_data_set_*/{input,output}_N.pb) through rxt: import, build, run each data set, compare
 with the expected outputs at ONNX's tolerances (rtol 1e-3, atol 1e-7).
 
-  run_node_cases.py [--report FILE.md] RXT PLUGIN DATA_DIR WORK_DIR CASE...
+  run_node_cases.py [--report FILE.md] [--round-trip EXPORT_PLUGIN] RXT PLUGIN DATA_DIR WORK_DIR CASE...
 
-Prints one line per case (passed / wrong / unsupported / failed to import / error) and exits 1
-unless every case passed. --report writes the totals and a table per op (each case counts for
+Prints one line per case (passed / wrong / unsupported / failed to import / not exported /
+error) and exits 1 unless every case passed. --round-trip runs each case through the exporter
+too: imported, exported to ONNX (rxt export, EXPORT_PLUGIN), the export imported again, and that
+is what runs. --report writes the totals and a table per op (each case counts for
 every op its model uses) in Markdown. Needs /usr/bin/python3 with python3-onnx and python3-numpy."""
 import os
 import subprocess
@@ -17,8 +19,12 @@ import onnx
 from onnx import TensorProto, numpy_helper
 
 report = None
-if sys.argv[1] == "--report":
-    report = sys.argv[2]
+export_plugin = None
+while sys.argv[1] in ("--report", "--round-trip"):
+    if sys.argv[1] == "--report":
+        report = sys.argv[2]
+    else:
+        export_plugin = sys.argv[2]
     del sys.argv[1:3]
 rxt, plugin, data_dir, work_dir = sys.argv[1:5]
 cases = sys.argv[5:]
@@ -46,7 +52,16 @@ def check(case):
     if imported.returncode != 0:
         kind = "unsupported" if "unsupported ops" in imported.stderr else "failed to import"
         return kind, imported.stderr.strip()
-    exe = os.path.join(out_dir, "model.rxtx")
+    if export_plugin:
+        exported = os.path.join(out_dir, "exported.onnx")
+        ran = run("export", module, "-o", exported, "--plugin", export_plugin)
+        if ran.returncode != 0:
+            return "not exported", ran.stderr.strip()
+        module = os.path.join(out_dir, "reimported.rxt")
+        imported = run("import", exported, "-o", module, "--plugin", plugin, "--options", "training=false")
+        if imported.returncode != 0:
+            return "error", "the export does not import: " + imported.stderr.strip()
+    exe = module[:-4] + ".rxtx"  # its values: module[:-4] + ".safetensors", found by rxt run
     built = run("build", module, "-o", exe, "--no-emit-library")
     if built.returncode != 0:
         return "error", built.stderr.strip()
@@ -86,7 +101,7 @@ def ops_of(case):
 
 
 def write_report(path, results):
-    kinds = ["passed", "wrong", "unsupported", "failed to import", "error"]
+    kinds = ["passed", "wrong", "unsupported", "failed to import", "not exported", "error"]
     totals = {k: sum(1 for v in results.values() if v == k) for k in kinds}
     per_op = {}
     for case, verdict in results.items():

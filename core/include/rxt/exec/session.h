@@ -29,6 +29,7 @@
 
 #include "rxt/exec/build.h"
 #include "rxt/exec/context.h"
+#include "rxt/exec/export.h"
 #include "rxt/exec/import.h"
 #include "rxt/ir/module.h"
 #include "rxt/plugin/plugin_host.h"
@@ -91,6 +92,10 @@ class Session {
   bool CanImport(const std::string& path);
   /// The model at |path| read by its importer (exec/import.h), |options| passed on.
   ImportedModel Import(const std::string& path, const std::string& options = "");
+  /// |module|'s function written by an exporter (exec/export.h); the search path is loaded
+  /// (once, unless off) when no loaded exporter fits |request|.
+  ExportedModel Export(const IRModule& module, const std::map<std::string, Tensor>& values,
+                       const ExportRequest& request);
   /// The Gradient pass (transform/training/gradient.h) with the session's gradient rules; if an
   /// op has no rule, the search path is loaded (once, unless off) and it runs again.
   IRModule Differentiate(const IRModule& module, const std::string& function, std::vector<int> require_grads);

@@ -30,7 +30,7 @@ std::string DescribeParam(const Function& f, int index) {
 
 }  // namespace
 
-BackboneLayout CheckBackbone(const IRModule& module) {
+BackboneLayout CheckBackbone(const IRModule& module, bool trainable) {
   BackboneLayout layout;
   layout.backbone = module.FindFunction(trainer_module::kBackbone);
   if (layout.backbone == nullptr) {
@@ -45,7 +45,7 @@ BackboneLayout CheckBackbone(const IRModule& module) {
   layout.param_num = CountAttribute(module, trainer_module::kParamNum, "how many parameters after the inputs are trained");
   layout.state_num = CountAttribute(module, trainer_module::kStateNum, "how many parameters after those are model states");
   int total = static_cast<int>(f->params.size());
-  if (layout.param_num < 1) Invalid("param_num must be at least 1: there is nothing to train");
+  if (trainable && layout.param_num < 1) Invalid("param_num must be at least 1: there is nothing to train");
   if (total < layout.param_num + layout.state_num) {
     Invalid("@backbone has ", total, " parameters, fewer than param_num + state_num = ", layout.param_num, " + ",
             layout.state_num);

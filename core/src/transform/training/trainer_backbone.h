@@ -18,7 +18,8 @@ struct BackboneLayout {
 };
 
 /// Checks |module| as a backbone module; throws rxt::Error ("SetupTrainer: ...") naming what is
-/// wrong: kNotFound without @backbone, kInvalidArgument otherwise.
-BackboneLayout CheckBackbone(const IRModule& module);
+/// wrong: kNotFound without @backbone, kInvalidArgument otherwise. |trainable|: at least one
+/// parameter is trained (param_num >= 1; an exported backbone may have none).
+BackboneLayout CheckBackbone(const IRModule& module, bool trainable = true);
 
 }  // namespace rxt::training
