@@ -36,9 +36,20 @@ RXT_ONNX_OP(Less)
 RXT_ONNX_OP(LessOrEqual)
 RXT_ONNX_OP(Greater)
 RXT_ONNX_OP(GreaterOrEqual)
-RXT_ONNX_OP(Where)
 RXT_ONNX_OP(Identity)
 #undef RXT_ONNX_OP
+
+/// Where; on bool values (how logical and/or arrive) as And/Or/Not, which every runtime has
+/// (ONNX Runtime has no bool Where).
+void Where(OpContext& c) {
+  if (c.DType(c.result()) != "bool") {
+    c.Output(c.Op("Where", {c.input(0), c.input(1), c.input(2)}));
+    return;
+  }
+  std::string when_true = c.Op("And", {c.input(0), c.input(1)});
+  std::string when_false = c.Op("And", {c.Op("Not", {c.input(0)}), c.input(2)});
+  c.Output(c.Op("Or", {when_true, when_false}));
+}
 
 void Rsqrt(OpContext& c) { c.Output(c.Op("Reciprocal", {c.Op("Sqrt", {c.input(0)})})); }
 
@@ -112,7 +123,7 @@ void AddElementwiseConverters(ConverterTable& t) {
   t["less_equal"] = &Direct<kLessOrEqual>;
   t["greater"] = &Direct<kGreater>;
   t["greater_equal"] = &Direct<kGreaterOrEqual>;
-  t["where"] = &Direct<kWhere>;
+  t["where"] = &Where;
   t["astype"] = &AsType;
   t["clip"] = &Clip;
   t["checkpoint_start"] = &Direct<kIdentity>;

@@ -4,8 +4,8 @@
 //
 //   node ort_run.js MODEL.onnx THREADS OUT_DIR NAME=FILE.npy... [--repeat N]
 //
-// Prints one JSON line: {"outputs": [names], "seconds_per_run": t} (t: the mean of N runs
-// after one warm-up run; N = 0 runs once and reports that run). ONNX Runtime is found through
+// Prints one JSON line: {"outputs": [names], "seconds_per_run": t, "peak_rss_mb": m} (t: the
+// mean of N runs after one warm-up run, 0 without --repeat; m: the process's peak resident set). ONNX Runtime is found through
 // NODE_PATH (scripts/onnxruntime-setup.sh says where it installs it).
 'use strict';
 const fs = require('fs');
@@ -13,7 +13,8 @@ const path = require('path');
 const ort = require('onnxruntime-node');
 
 const kTypes = {'<f4': ['float32', Float32Array], '<f8': ['float64', Float64Array], '<i8': ['int64', BigInt64Array],
-                '<i4': ['int32', Int32Array], '|b1': ['bool', Uint8Array], '|u1': ['uint8', Uint8Array]};
+                '<i4': ['int32', Int32Array], '<i2': ['int16', Int16Array], '|i1': ['int8', Int8Array],
+                '|b1': ['bool', Uint8Array], '|u1': ['uint8', Uint8Array], '<f2': ['float16', Uint16Array]};
 
 function readNpy(file) {
   const bytes = fs.readFileSync(file);
@@ -68,7 +69,8 @@ function writeNpy(file, tensor) {
   }
   fs.mkdirSync(outDir, {recursive: true});
   for (const name of Object.keys(outputs)) writeNpy(path.join(outDir, `${name}.npy`), outputs[name]);
-  console.log(JSON.stringify({outputs: Object.keys(outputs), seconds_per_run: seconds}));
+  console.log(JSON.stringify({outputs: Object.keys(outputs), seconds_per_run: seconds,
+                              peak_rss_mb: process.resourceUsage().maxRSS / 1024}));
 })().catch((e) => {
   console.error(`ort_run.js: ${e.message}`);
   process.exit(1);

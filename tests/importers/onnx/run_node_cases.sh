@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # Skips (77) when the test data (Debian's libonnx-testdata) or python3-onnx is missing, saying
-# which; else runs run_node_cases.py with the same arguments.
+# which; else runs run_node_cases.py with the same arguments ([options] RXT PLUGIN DATA_DIR ...).
 set -euo pipefail
-if [[ ! -d "$3" ]]; then
-  echo "onnx node cases: $3 is missing (Debian's libonnx-testdata): skipped"
+args=("$@")
+i=0
+while [[ "${args[i]}" == --* ]]; do
+  if [[ "${args[i]}" == --ort ]]; then i=$((i + 1)); else i=$((i + 2)); fi
+done
+data_dir=${args[i + 2]}
+if [[ ! -d "$data_dir" ]]; then
+  echo "onnx node cases: $data_dir is missing (Debian's libonnx-testdata): skipped"
   exit 77
 fi
 here="$(dirname "$0")"

@@ -1,0 +1,176 @@
+// bench/onnx.sh, rxt's side: an ONNX model imported (importers/onnx), its symbolic batch bound,
+// compiled into a Trainer (mean cross entropy over 10 classes, SGD with momentum 0.9), then
+// timed on random data — a training step (Trainer::Update) or inference (Trainer::Predict, the
+// backbone at inference) — the way bench/peers/libtorch/script_main.cc times libtorch on the
+// same module. A process of its own: its peak RSS is rxt's alone.
+//
+//   rxt_onnx_bench --model M.onnx --mode train|infer [--batch 32] [--threads 1] [--steps 30]
+//                  [--warmup 5] [--lr 0.01] [--seed 0]
+//
+// Prints one line "RESULT {json}": import_s (reading, checking, converting), compile_s
+// (SetupTrainer, legalization, code generation, kernel libraries), step_ms_median, peak_rss_mb.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+
+#include "bench_util.h"
+#include "rxt/exec/session.h"
+#include "rxt/ir/op.h"
+#include "rxt/train/random.h"
+#include "rxt/transform/passes.h"
+
+namespace rxt::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  std::string model, mode = "train";
+  int batch = 32, threads = 1, steps = 30, warmup = 5;
+  double lr = 0.01;
+  uint64_t seed = 0;
+};
+
+Options ParseOptions(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string k = argv[i], v = argv[i + 1];
+    if (k == "--model") o.model = v;
+    else if (k == "--mode") o.mode = v;
+    else if (k == "--batch") o.batch = std::stoi(v);
+    else if (k == "--threads") o.threads = std::stoi(v);
+    else if (k == "--steps") o.steps = std::stoi(v);
+    else if (k == "--warmup") o.warmup = std::stoi(v);
+    else if (k == "--lr") o.lr = std::stod(v);
+    else if (k == "--seed") o.seed = std::stoull(v);
+    else throw std::runtime_error("unknown option " + k);
+  }
+  if (o.model.empty()) throw std::runtime_error("--model M.onnx is required");
+  if (o.mode != "train" && o.mode != "infer") throw std::runtime_error("--mode is train or infer");
+  return o;
+}
+
+double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+/// The backbone with its symbolic batch (the first dim of its first input) bound to |batch|.
+IRModule BindBatch(IRModule module, int64_t batch) {
+  Function backbone = module.GetFunction("backbone");
+  const auto* input = backbone->params.at(0)->struct_info->As<TensorSINode>();
+  if (input != nullptr && input->shape && !input->shape->empty()) {
+    if (const auto* symbol = (*input->shape)[0]->As<PrimVarNode>()) {
+      return BindSymbolicVars("backbone", {{symbol->name, batch}})(module);
+    }
+  }
+  return module;
+}
+
+/// The FLOPs of one forward pass of |backbone| (static shapes): 2 per multiply-add of its
+/// matmul, linear and convolutions, the ops that bound a step's time from below.
+double ForwardFlops(const Function& backbone) {
+  auto dims = [](const Expr& e) {
+    std::vector<double> out;
+    const auto* t = GetStructInfo(e)->As<TensorSINode>();
+    if (t != nullptr && t->shape) {
+      for (const PrimExpr& d : *t->shape) out.push_back(d->As<IntImmNode>() ? d->As<IntImmNode>()->value : 0);
+    }
+    return out;
+  };
+  auto product = [](const std::vector<double>& v) {
+    double p = 1;
+    for (double d : v) p *= d;
+    return p;
+  };
+  double total = 0;
+  for (const BindingBlock& block : backbone->body->blocks) {
+    for (const Binding& binding : block.bindings) {
+      const auto* call = binding.value->As<CallNode>();
+      const OpDef* op = call != nullptr ? AsOp(call->callee) : nullptr;
+      if (op == nullptr) continue;
+      std::vector<double> out = dims(binding.var);
+      if (op->name() == "matmul" || op->name() == "linear") {
+        std::vector<double> a = dims(call->args[0]);
+        if (!a.empty() && !out.empty()) total += 2 * product(out) * a.back();
+      } else if (op->name() == "nn.conv2d") {
+        std::vector<double> w = dims(call->args[1]);  // OIHW: each output sums I * H * W products
+        if (w.size() == 4) total += 2 * product(out) * w[1] * w[2] * w[3];
+      } else if (op->name() == "nn.conv2d_transpose") {
+        std::vector<double> in = dims(call->args[0]), w = dims(call->args[1]);  // IOHW: each input feeds O*H*W
+        if (w.size() == 4) total += 2 * product(in) * w[1] * w[2] * w[3];
+      }
+    }
+  }
+  return total;
+}
+
+/// A float32 tensor of |shape| with standard normal elements (Box-Muller).
+Tensor RandomNormal(const std::vector<int64_t>& shape, Random& rng) {
+  Tensor t = Tensor::Empty(shape, DType::kFloat32);
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    double u = 1.0 - rng.NextDouble(), v = rng.NextDouble();
+    t.data_as<float>()[i] = static_cast<float>(std::sqrt(-2.0 * std::log(u)) * std::cos(6.283185307179586 * v));
+  }
+  return t;
+}
+
+int Main(int argc, char** argv) {
+  Options o = ParseOptions(argc, argv);
+  setenv("RXT_NUM_THREADS", std::to_string(o.threads).c_str(), 1);  // before the pool or a plugin starts
+  Session session;
+  auto t0 = Clock::now();
+  ImportedModel imported = session.Import(o.model);
+  double import_s = Since(t0);
+  auto c0 = Clock::now();
+  std::ostringstream optimizer;
+  optimizer << "lr=" << o.lr << ", momentum=0.9";
+  IRModule backbone = BindBatch(imported.module, o.batch);
+  const double forward_flops = ForwardFlops(backbone.GetFunction("backbone"));
+  std::unique_ptr<Trainer> trainer =
+      session.CreateTrainer(backbone,
+                            {.loss = {"cross_entropy", "reduction=\"mean\""}, .optimizer = {"momentum", optimizer.str()}});
+  double compile_s = Since(c0);
+  std::map<std::string, Tensor> params, states;
+  for (const auto& [name, unused] : trainer->ExportParams()) params.emplace(name, imported.values.at(name));
+  for (const auto& [name, unused] : trainer->ExportStates()) states.emplace(name, imported.values.at(name));
+  trainer->LoadParams(params);
+  trainer->LoadStates(states);
+
+  Random rng = Random::Stream(o.seed, 1);
+  Tensor x = RandomNormal(trainer->program().inputs.at(0).shape, rng);
+  Tensor y = Tensor::Empty({o.batch}, DType::kInt64);
+  for (int64_t i = 0; i < o.batch; ++i) y.data_as<int64_t>()[i] = static_cast<int64_t>(rng.NextBelow(10));
+
+  std::vector<double> step_ms;
+  double final_loss = 0;
+  for (int i = 0; i < o.warmup + o.steps; ++i) {
+    auto ts = Clock::now();
+    if (o.mode == "train") {
+      final_loss = trainer->Update({x}, {y}).GetAsDouble(0);
+    } else {
+      trainer->Predict({x});
+    }
+    if (i >= o.warmup) step_ms.push_back(Since(ts) * 1e3);
+  }
+  std::ostringstream times;
+  for (size_t i = 0; i < step_ms.size(); ++i) times << (i ? ", " : "") << step_ms[i];
+  std::printf(
+      "RESULT {\"impl\": \"rxt\", \"mode\": \"%s\", \"threads\": %d, \"import_s\": %.4f, \"compile_s\": %.4f, "
+      "\"forward_flops\": %.0f, \"final_loss\": %.6f, \"step_ms_median\": %.4f, \"step_ms\": [%s], "
+      "\"peak_rss_mb\": %.1f}\n",
+      o.mode.c_str(), o.threads, import_s, compile_s, forward_flops, final_loss, Median(step_ms), times.str().c_str(), PeakRssMb());
+  return 0;
+}
+
+}  // namespace
+}  // namespace rxt::bench
+
+int main(int argc, char** argv) {
+  try {
+    return rxt::bench::Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "rxt_onnx_bench: " << e.what() << "\n";
+    return 1;
+  }
+}
