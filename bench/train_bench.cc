@@ -108,7 +108,7 @@ int Main(int argc, char** argv) {
       {.loss = {"cross_entropy", "reduction=\"" + o.reduction + "\""},
        .optimizer = {cnn ? "momentum" : "sgd", optimizer_options.str()}},
       {.backend = o.backend, .opt_level = 2, .libraries = ChooseLibraries(o.backend)});
-  cli::DataLayout layout = cli::MatchModelToData(program, o.batch);
+  cli::DataLayout layout = cli::MatchModelToData(program, o.batch, data.train);
   Trainer trainer(std::move(program), std::make_shared<PluginKernelProvider>(PluginKernelProvider::Find(o.backend)));
   trainer.InitXavierUniform(o.seed);
   double compile_s = std::chrono::duration<double>(Clock::now() - c0).count();

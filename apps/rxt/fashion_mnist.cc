@@ -24,7 +24,7 @@ std::string FindFile(const std::string& dir, const std::string& name) {
 
 }  // namespace
 
-ImageSet LoadImageSet(const std::string& dir, const std::string& split) {
+LabeledSet LoadImageSet(const std::string& dir, const std::string& split) {
   std::string images_path = FindFile(dir, split + "-images-idx3-ubyte");
   std::string labels_path = FindFile(dir, split + "-labels-idx1-ubyte");
   IdxArray images = ReadIdxFile(images_path);
@@ -39,7 +39,7 @@ ImageSet LoadImageSet(const std::string& dir, const std::string& split) {
           "), got ", labels.dims.size() == 1 ? std::to_string(labels.dims[0]) : "an array of rank " +
                                                                                     std::to_string(labels.dims.size()));
   }
-  ImageSet set;
+  LabeledSet set;
   set.count = images.dims[0];
   set.pixels = std::move(images.data);
   for (size_t i = 0; i < labels.data.size(); ++i) {
@@ -48,7 +48,7 @@ ImageSet LoadImageSet(const std::string& dir, const std::string& split) {
             " is not a class 0..9");
     }
   }
-  set.labels = std::move(labels.data);
+  set.labels.assign(labels.data.begin(), labels.data.end());
   return set;
 }
 

@@ -15,17 +15,23 @@ inline constexpr const char* kFashionMnistDir = "/usr/share/datasets/fashion-mni
 inline constexpr int64_t kImagePixels = 28 * 28;
 inline constexpr int kNumClasses = 10;
 
-struct ImageSet {
+/// A labeled set as `rxt train` feeds it: |count| samples of |features| values each, kept as
+/// bytes (Fashion-MNIST's pixels, float32(byte) / 255 when batched) or as float32 (the arrays
+/// of --train-data), and a class label per sample.
+struct LabeledSet {
   int64_t count = 0;
-  std::vector<uint8_t> pixels;  // count * 784, row-major, 0..255
-  std::vector<uint8_t> labels;  // count, each < 10
+  int64_t features = kImagePixels;
+  std::vector<uint8_t> pixels;  // count * features, row-major, 0..255; or empty
+  std::vector<float> values;    // count * features, row-major; or empty (then pixels)
+  std::vector<int64_t> labels;  // count, each in [0, num_classes)
+  int num_classes = kNumClasses;
 };
 
 /// A pixel byte as the models see it: float32(byte) / 255, exactly as PyTorch's ToTensor.
 float PixelValue(uint8_t byte);
 
 struct FashionMnist {
-  ImageSet train, test;
+  LabeledSet train, test;
 };
 
 /// Reads <dir>/{train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz]. Throws kNotFound saying how
@@ -34,6 +40,6 @@ struct FashionMnist {
 FashionMnist LoadFashionMnist(const std::string& dir);
 
 /// One split ("train" or "t10k") of |dir|.
-ImageSet LoadImageSet(const std::string& dir, const std::string& split);
+LabeledSet LoadImageSet(const std::string& dir, const std::string& split);
 
 }  // namespace rxt::cli

@@ -42,6 +42,12 @@ void TrainOptions::Validate() const {
     Throw(ErrorCode::kInvalidArgument, "--epochs must be from 1 to ", kMaxEpochs, ", not ", epochs);
   }
   if (batch_size < 1) Throw(ErrorCode::kInvalidArgument, "--batch-size must be at least 1, not ", batch_size);
+  if (train_data.empty() != test_data.empty()) {
+    Throw(ErrorCode::kInvalidArgument, "--train-data and --test-data go together: give both");
+  }
+  if (!train_data.empty() && !data.empty()) {
+    Throw(ErrorCode::kInvalidArgument, "--data (Fashion-MNIST's files) and --train-data exclude each other");
+  }
   if (threads < 0) Throw(ErrorCode::kInvalidArgument, "--threads must be at least 1, not ", threads);
   if (!std::isfinite(lr) || lr < 0) Throw(ErrorCode::kInvalidArgument, "--lr must be a number >= 0, not ", lr);
   if (weight_decay && (!std::isfinite(*weight_decay) || *weight_decay < 0)) {
@@ -117,6 +123,11 @@ void AddTrainCommand(CLI::App& app, CommandResult& result) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   train->add_option("--data", o->data, StrCat("Fashion-MNIST's IDX files (default: ", kFashionMnistDir, ")"))
       ->type_name("DIR");
+  train->add_option("--train-data", o->train_data,
+                    "Train on these arrays instead of Fashion-MNIST: the samples (float, one per row) and their "
+                    "integer class labels")
+      ->type_name("X.npy,Y.npy");
+  train->add_option("--test-data", o->test_data, "The test set that goes with --train-data")->type_name("X.npy,Y.npy");
   train->add_option("--backend", o->backend, "The backend (default: cpu when a plugin provides it, else reference)")
       ->type_name("NAME");
   train->add_option("--plot", o->plot, "Write the loss and accuracy curves to this SVG file")->type_name("FILE.svg");

@@ -32,6 +32,7 @@ struct TrainOptions {
   bool resume = false;
   std::vector<std::string> plugins;
   std::string data;     // empty: Debian's dataset-fashion-mnist
+  std::string train_data, test_data;  // "X.npy,Y.npy" each (instead of Fashion-MNIST); both or neither
   std::string backend;  // empty: cpu if a plugin provides it, else reference
   std::string plot;     // an .svg file
   std::string metrics;  // a .json file

@@ -17,6 +17,7 @@
 #include "rxt/runtime/safetensors.h"
 #include "rxt/transform/passes.h"
 #include "rxt/train/random.h"
+#include "npy_data.h"
 #include "seed_mlp.h"
 #include "session_notes.h"
 #include "train_batches.h"
@@ -141,6 +142,37 @@ LrSchedule ScheduleFor(const TrainOptions& options, int64_t steps_per_epoch) {
   return schedule;
 }
 
+/// The training and test sets: Fashion-MNIST (--data DIR, default Debian's), or the arrays of
+/// --train-data and --test-data (the same sample size; the classes of both).
+struct TrainingData {
+  LabeledSet train, test;
+  std::string description;
+};
+
+TrainingData LoadTrainingData(const TrainOptions& options) {
+  TrainingData data;
+  if (options.train_data.empty()) {
+    std::string dir = options.data.empty() ? kFashionMnistDir : options.data;
+    FashionMnist fashion = LoadFashionMnist(dir);
+    data.train = std::move(fashion.train);
+    data.test = std::move(fashion.test);
+    data.description = StrCat("Fashion-MNIST, ", data.train.count, " training / ", data.test.count, " test images (",
+                              dir, ")");
+    return data;
+  }
+  data.train = LoadNpySet(options.train_data, "--train-data");
+  data.test = LoadNpySet(options.test_data, "--test-data");
+  if (data.test.features != data.train.features) {
+    Throw(ErrorCode::kInvalidArgument, "--test-data has samples of ", data.test.features,
+          " values, --train-data of ", data.train.features);
+  }
+  int classes = std::max(data.train.num_classes, data.test.num_classes);
+  data.train.num_classes = data.test.num_classes = classes;
+  data.description = StrCat(data.train.count, " training (", options.train_data, ") / ", data.test.count, " test (",
+                            options.test_data, ") samples of ", data.train.features, " values, ", classes, " classes");
+  return data;
+}
+
 RunSettings SettingsOf(const TrainOptions& options, const Model& model) {
   return {{"model (FNV-1a of its text)", model.hash},
           {"--loss", options.loss},
@@ -150,7 +182,8 @@ RunSettings SettingsOf(const TrainOptions& options, const Model& model) {
           // As given: a length derived from --epochs ("cosine") may grow when a run is extended.
           {"--schedule", options.schedule},
           {"--batch-size", std::to_string(options.batch_size)},
-          {"--seed", std::to_string(options.seed)}};
+          {"--seed", std::to_string(options.seed)},
+          {"data", options.train_data.empty() ? "Fashion-MNIST" : options.train_data}};
 }
 
 std::string Percent(double fraction) {
@@ -166,7 +199,7 @@ void WriteReports(const TrainOptions& options, const TrainingHistory& history, c
 
 /// The time per kernel of a step on the first batch (the second of two runs: the first one
 /// also allocates), which changes nothing.
-void PrintStepProfile(Trainer& trainer, const DataLayout& layout, const ImageSet& set) {
+void PrintStepProfile(Trainer& trainer, const DataLayout& layout, const LabeledSet& set) {
   std::vector<int64_t> samples(std::min(layout.batch, set.count));
   std::iota(samples.begin(), samples.end(), 0);
   Tensor x = InputBatch(layout, set, samples), y = TargetBatch(layout, set, samples);
@@ -181,12 +214,11 @@ void RunTraining(const TrainOptions& options) {
   Context context({.num_threads = options.threads, .plugins = options.plugins});
   Session session(context);
 
-  std::string data_dir = options.data.empty() ? kFashionMnistDir : options.data;
-  FashionMnist data = LoadFashionMnist(data_dir);
+  TrainingData data = LoadTrainingData(options);
   int64_t steps_per_epoch = data.train.count / options.batch_size;
   if (steps_per_epoch == 0) {
     Throw(ErrorCode::kInvalidArgument, "--batch-size ", options.batch_size, " is larger than the training set (",
-          data.train.count, " images)");
+          data.train.count, " samples)");
   }
   Model model = LoadModel(options, session);
   LrSchedule schedule = ScheduleFor(options, steps_per_epoch);
@@ -202,7 +234,7 @@ void RunTraining(const TrainOptions& options) {
   Trainer& trainer = *built_trainer;
   const BuildOptions& build = session.last_build();
   const std::string& backend = build.backend;
-  DataLayout layout = MatchModelToData(trainer.program(), options.batch_size);
+  DataLayout layout = MatchModelToData(trainer.program(), options.batch_size, data.train);
   double build_seconds = SecondsSince(build_start);
 
   std::string title = StrCat(model.description, ", ", options.optimizer, " lr ", options.lr, ", batch ",
@@ -212,8 +244,7 @@ void RunTraining(const TrainOptions& options) {
             << " | batch " << options.batch_size << " | " << options.epochs << (options.epochs == 1 ? " epoch" : " epochs")
             << " | seed " << options.seed
             << "\n";
-  std::cout << "data: Fashion-MNIST, " << data.train.count << " training / " << data.test.count << " test images ("
-            << data_dir << ")\n";
+  std::cout << "data: " << data.description << "\n";
   std::string libraries;
   for (const std::string& l : build.libraries) libraries += (libraries.empty() ? "" : ", ") + l;
   char built[64];

@@ -3,6 +3,10 @@
 //                                     (expected.npy) and malformed .npy files
 //   rxt_npy_fixture compare A B       exit 0 if A and B have the same dtype and shape and
 //                                     float32 values within 1e-5
+//   rxt_npy_fixture classes DIR       data for rxt train --train-data: {train,test}_{x,y}.npy,
+//                                     samples of 2x3 values in [-1, 1), each labeled with the
+//                                     index of its largest first three values (3 classes; a
+//                                     linear model can learn it)
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -97,6 +101,17 @@ int Compare(const std::string& a_path, const std::string& b_path) {
   return 0;
 }
 
+void WriteClasses(const std::filesystem::path& dir, const std::string& split, int64_t count, std::mt19937& rng) {
+  Tensor x = Random({count, 2, 3}, rng);
+  Tensor y = Tensor::Empty({count}, DType::kInt64);
+  for (int64_t i = 0; i < count; ++i) {
+    const float* v = x.data_as<float>() + i * 6;
+    y.data_as<int64_t>()[i] = v[1] > v[0] ? (v[2] > v[1] ? 2 : 1) : (v[2] > v[0] ? 2 : 0);
+  }
+  rxt::cli::WriteNpy((dir / (split + "_x.npy")).string(), x);
+  rxt::cli::WriteNpy((dir / (split + "_y.npy")).string(), y);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -106,7 +121,14 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (argc == 4 && std::strcmp(argv[1], "compare") == 0) return Compare(argv[2], argv[3]);
-    std::cerr << "usage: rxt_npy_fixture write DIR | compare A.npy B.npy\n";
+    if (argc == 3 && std::strcmp(argv[1], "classes") == 0) {
+      std::filesystem::create_directories(argv[2]);
+      std::mt19937 rng(7);
+      WriteClasses(argv[2], "train", 240, rng);
+      WriteClasses(argv[2], "test", 60, rng);
+      return 0;
+    }
+    std::cerr << "usage: rxt_npy_fixture write DIR | compare A.npy B.npy | classes DIR\n";
   } catch (const std::exception& e) {
     std::cerr << "rxt_npy_fixture: " << e.what() << "\n";
   }

@@ -468,7 +468,7 @@ TrainerTensorSpec Spec(std::string name, DType dtype, std::vector<int64_t> shape
 
 std::string LayoutError(const TrainerProgram& p, int64_t batch) {
   try {
-    MatchModelToData(p, batch);
+    MatchModelToData(p, batch, LabeledSet{});  // Fashion-MNIST's shape: 784 values, 10 classes
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
     return e.what();
@@ -478,20 +478,21 @@ std::string LayoutError(const TrainerProgram& p, int64_t batch) {
 
 TEST(TrainBatches, ModelsMustTakeImagesAndLabels) {
   TrainerTensorSpec labels = Spec("targets", DType::kInt64, {64});
-  DataLayout mlp = MatchModelToData(ProgramWith(Spec("x", DType::kFloat32, {64, 784}), labels), 64);
+  DataLayout mlp = MatchModelToData(ProgramWith(Spec("x", DType::kFloat32, {64, 784}), labels), 64, LabeledSet{});
   EXPECT_FALSE(mlp.one_hot);
-  DataLayout cnn = MatchModelToData(ProgramWith(Spec("x", DType::kFloat32, {-1, 1, 28, 28}), labels), 16);
+  DataLayout cnn = MatchModelToData(ProgramWith(Spec("x", DType::kFloat32, {-1, 1, 28, 28}), labels), 16, LabeledSet{});
   EXPECT_EQ(cnn.input_shape, (std::vector<int64_t>{16, 1, 28, 28}));
   DataLayout one_hot =
-      MatchModelToData(ProgramWith(Spec("x", DType::kFloat32, {8, 784}), Spec("y", DType::kFloat32, {8, 10})), 8);
+      MatchModelToData(ProgramWith(Spec("x", DType::kFloat32, {8, 784}), Spec("y", DType::kFloat32, {8, 10})), 8,
+                       LabeledSet{});
   EXPECT_TRUE(one_hot.one_hot);
 
   EXPECT_EQ(LayoutError(ProgramWith(Spec("x", DType::kFloat32, {64, 784}), labels), 32),
             "--batch-size 32 does not fit the model: its input %x is Tensor((64, 784), float32) (pass --batch-size 64, "
             "or give the model a symbolic batch dim)");
-  EXPECT_NE(LayoutError(ProgramWith(Spec("x", DType::kFloat32, {64, 100}), labels), 64).find("784 pixels"),
+  EXPECT_NE(LayoutError(ProgramWith(Spec("x", DType::kFloat32, {64, 100}), labels), 64).find("a sample has 784 values (a Fashion-MNIST image"),
             std::string::npos);
-  EXPECT_NE(LayoutError(ProgramWith(Spec("x", DType::kFloat64, {64, 784}), labels), 64).find("float32 images"),
+  EXPECT_NE(LayoutError(ProgramWith(Spec("x", DType::kFloat64, {64, 784}), labels), 64).find("float32 samples"),
             std::string::npos);
   EXPECT_NE(LayoutError(ProgramWith(Spec("x", DType::kFloat32, {64, 784}), Spec("y", DType::kFloat32, {64, 3})), 64)
                 .find("class indices"),
@@ -501,8 +502,40 @@ TEST(TrainBatches, ModelsMustTakeImagesAndLabels) {
   EXPECT_NE(LayoutError(two_inputs, 64).find("takes 2 inputs"), std::string::npos);
 }
 
+TEST(TrainBatches, ArraysOfAnySampleSizeAndClasses) {
+  // --train-data: 3 samples of 2x3 float values, labels of 4 classes.
+  LabeledSet set;
+  set.count = 3;
+  set.features = 6;
+  for (int i = 0; i < 18; ++i) set.values.push_back(0.5f * static_cast<float>(i));
+  set.labels = {3, 0, 1};
+  set.num_classes = 4;
+  DataLayout layout = MatchModelToData(
+      ProgramWith(Spec("x", DType::kFloat32, {-1, 2, 3}), Spec("y", DType::kFloat32, {-1, 4})), 2, set);
+  EXPECT_TRUE(layout.one_hot);
+  EXPECT_EQ(layout.classes, 4);
+  EXPECT_EQ(layout.input_shape, (std::vector<int64_t>{2, 2, 3}));
+  std::vector<int64_t> samples = {2};
+  Tensor x = InputBatch(layout, set, samples);
+  EXPECT_EQ(x.GetAsDouble(0), 6.0);  // sample 2's first value: 0.5 * 12
+  EXPECT_EQ(x.GetAsDouble(5), 8.5);
+  EXPECT_EQ(x.GetAsDouble(6), 0.0);  // padding
+  Tensor y = TargetBatch(layout, set, samples);
+  EXPECT_EQ(y.shape(), (std::vector<int64_t>{2, 4}));
+  EXPECT_EQ(y.GetAsDouble(1), 1.0);  // class 1
+  EXPECT_EQ(y.GetAsDouble(0) + y.GetAsDouble(2) + y.GetAsDouble(3), 0.0);
+
+  std::string error;
+  try {
+    MatchModelToData(ProgramWith(Spec("x", DType::kFloat32, {-1, 5}), Spec("y", DType::kInt64, {-1})), 2, set);
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  EXPECT_EQ(error, "the model's input %x is Tensor((?, 5), float32); a sample has 6 values");
+}
+
 TEST(TrainBatches, BatchesCopyRowsAndPad) {
-  ImageSet set;
+  LabeledSet set;
   set.count = 3;
   set.pixels.resize(3 * 784);
   for (size_t i = 0; i < set.pixels.size(); ++i) set.pixels[i] = static_cast<uint8_t>(i / 784 * 100 + i % 2);
