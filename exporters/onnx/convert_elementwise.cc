@@ -23,6 +23,10 @@ RXT_ONNX_OP(Sqrt)
 RXT_ONNX_OP(Tanh)
 RXT_ONNX_OP(Sigmoid)
 RXT_ONNX_OP(Erf)
+RXT_ONNX_OP(Floor)
+RXT_ONNX_OP(Ceil)
+RXT_ONNX_OP(Round)
+RXT_ONNX_OP(Sign)
 RXT_ONNX_OP(Relu)
 RXT_ONNX_OP(Add)
 RXT_ONNX_OP(Sub)
@@ -49,6 +53,19 @@ void Where(OpContext& c) {
   std::string when_true = c.Op("And", {c.input(0), c.input(1)});
   std::string when_false = c.Op("And", {c.Op("Not", {c.input(0)}), c.input(2)});
   c.Output(c.Op("Or", {when_true, when_false}));
+}
+
+/// fmod: ONNX's Mod with fmod=1. mod (the divisor's sign): Mod with fmod=0 on integers; ONNX
+/// allows fmod=0 on integers only, so floats are written x1 - Floor(x1 / x2) * x2.
+void Fmod(OpContext& c) { c.Output(c.Op("Mod", {c.input(0), c.input(1)}, {MakeAttribute("fmod", int64_t{1})})); }
+void FloorMod(OpContext& c) {
+  const std::string dtype = c.DType(c.result());
+  if (dtype.find("float") == std::string::npos) {  // float16/32/64, bfloat16
+    c.Output(c.Op("Mod", {c.input(0), c.input(1)}, {MakeAttribute("fmod", int64_t{0})}));
+    return;
+  }
+  std::string quotient = c.Op("Floor", {c.Op("Div", {c.input(0), c.input(1)})});
+  c.Output(c.Op("Sub", {c.input(0), c.Op("Mul", {quotient, c.input(1)})}));
 }
 
 void Rsqrt(OpContext& c) { c.Output(c.Op("Reciprocal", {c.Op("Sqrt", {c.input(0)})})); }
@@ -107,6 +124,12 @@ void AddElementwiseConverters(ConverterTable& t) {
   t["tanh"] = &Direct<kTanh>;
   t["sigmoid"] = &Direct<kSigmoid>;
   t["erf"] = &Direct<kErf>;
+  t["floor"] = &Direct<kFloor>;
+  t["ceil"] = &Direct<kCeil>;
+  t["round"] = &Direct<kRound>;
+  t["sign"] = &Direct<kSign>;
+  t["mod"] = &FloorMod;
+  t["fmod"] = &Fmod;
   t["nn.relu"] = &Direct<kRelu>;
   t["nn.gelu"] = &Gelu;
   t["nn.silu"] = &Silu;

@@ -22,7 +22,8 @@ void Direct(NodeContext& ctx) {
 constexpr char kRelu[] = "nn.relu", kSigmoid[] = "sigmoid", kTanh[] = "tanh", kExp[] = "exp", kLog[] = "log",
                kSqrt[] = "sqrt", kNeg[] = "negative", kAbs[] = "abs", kErf[] = "erf", kAdd[] = "add",
                kSub[] = "subtract", kMul[] = "multiply", kDiv[] = "divide", kEqual[] = "equal", kLess[] = "less",
-               kGreater[] = "greater", kLessEq[] = "less_equal", kGreaterEq[] = "greater_equal", kWhere[] = "where";
+               kGreater[] = "greater", kLessEq[] = "less_equal", kGreaterEq[] = "greater_equal", kWhere[] = "where",
+               kSign[] = "sign";
 
 /// The floating-point input 0, or an unsupported-node failure (integer activations).
 std::string FloatInput(NodeContext& ctx) {
@@ -31,6 +32,20 @@ std::string FloatInput(NodeContext& ctx) {
 }
 
 void Identity(NodeContext& ctx) { ctx.set_output(0, ctx.expr(0)); }
+
+/// Floor, Ceil, Round (floating point only, as ONNX defines them).
+template <const char* kOp>
+void FloatUnary(NodeContext& ctx) {
+  ctx.set_output(0, Call(kOp, {FloatInput(ctx)}));
+}
+constexpr char kFloor[] = "floor", kCeil[] = "ceil", kRound[] = "round";
+
+/// Mod: fmod=0 takes the divisor's sign (Python's %), fmod=1 the dividend's (C's fmod).
+void Mod(NodeContext& ctx) {
+  bool fmod = ctx.attr_int("fmod", 0) != 0;
+  if (!fmod && IsFloatType(ctx.type(0).dtype)) ctx.unsupported("Mod with fmod=0 on floating point (ONNX requires fmod=1)");
+  ctx.set_output(0, Call(fmod ? "fmod" : "mod", {ctx.expr(0), ctx.expr(1)}));
+}
 
 void Reciprocal(NodeContext& ctx) {
   std::string x = FloatInput(ctx);
@@ -229,6 +244,11 @@ void AddElementwiseConverters(ConverterMap& map) {
   map["Neg"] = &Direct<kNeg>;
   map["Abs"] = &Direct<kAbs>;
   map["Erf"] = &Direct<kErf>;
+  map["Floor"] = &FloatUnary<kFloor>;
+  map["Ceil"] = &FloatUnary<kCeil>;
+  map["Round"] = &FloatUnary<kRound>;
+  map["Sign"] = &Direct<kSign>;
+  map["Mod"] = &Mod;
   map["Add"] = &Direct<kAdd>;
   map["Sub"] = &Direct<kSub>;
   map["Mul"] = &Direct<kMul>;

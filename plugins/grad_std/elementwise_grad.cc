@@ -37,6 +37,24 @@ void ErfGrad(Rule& r) {
   r.SetGrad(0, Mul(r, r.grad(), Scale(r, bell, 1.1283791670955126)));
 }
 
+// floor, ceil, round, sign: piecewise constant, so zero almost everywhere (as PyTorch).
+void ZeroGrad(Rule& r) { r.SetGrad(0, r.Op("zeros_like", {r.arg(0)})); }
+
+// z = x1 - q x2 with q the rounded quotient (floor for mod, truncated for fmod), constant
+// between its jumps: dx1 = dz, dx2 = -dz q.
+void RoundedQuotientGrad(Rule& r, Expr q) {
+  Expr a = r.arg(0), b = r.arg(1), dz = r.grad();
+  if (!r.IsFloat(a)) return;  // integers take no gradient
+  r.SetGrad(0, CollapseTo(r, dz, a));
+  r.SetGrad(1, CollapseTo(r, Neg(r, Mul(r, dz, q)), b));
+}
+void ModGrad(Rule& r) { RoundedQuotientGrad(r, r.Op("floor", {Div(r, r.arg(0), r.arg(1))})); }
+void FmodGrad(Rule& r) {
+  Expr q = Div(r, r.arg(0), r.arg(1));
+  Expr negative = r.Op("less", {q, r.ScalarLike(0, q)});
+  RoundedQuotientGrad(r, r.Op("where", {negative, r.Op("ceil", {q}), r.Op("floor", {q})}));
+}
+
 void AddGrad(Rule& r) {
   r.SetGrad(0, CollapseTo(r, r.grad(), r.arg(0)));
   r.SetGrad(1, CollapseTo(r, r.grad(), r.arg(1)));
@@ -109,6 +127,12 @@ const rxt_gradient_rule_t kRules[] = {
     RXT_GRADIENT_RULE("tanh", "dx = dz (1 - z^2)", TanhGrad),
     RXT_GRADIENT_RULE("sigmoid", "dx = dz z (1 - z)", SigmoidGrad),
     RXT_GRADIENT_RULE("erf", "dx = dz 2 / sqrt(pi) exp(-x^2)", ErfGrad),
+    RXT_GRADIENT_RULE("floor", "dx = 0", ZeroGrad),
+    RXT_GRADIENT_RULE("ceil", "dx = 0", ZeroGrad),
+    RXT_GRADIENT_RULE("round", "dx = 0", ZeroGrad),
+    RXT_GRADIENT_RULE("sign", "dx = 0", ZeroGrad),
+    RXT_GRADIENT_RULE("mod", "dx1 = dz, dx2 = -dz floor(x1 / x2), collapsed; none for integers", ModGrad),
+    RXT_GRADIENT_RULE("fmod", "dx1 = dz, dx2 = -dz trunc(x1 / x2), collapsed; none for integers", FmodGrad),
     RXT_GRADIENT_RULE("add", "dx1 = dz, dx2 = dz, each collapsed to its operand's shape", AddGrad),
     RXT_GRADIENT_RULE("subtract", "dx1 = dz, dx2 = -dz, collapsed", SubtractGrad),
     RXT_GRADIENT_RULE("multiply", "dx1 = dz x2, dx2 = dz x1, collapsed", MultiplyGrad),

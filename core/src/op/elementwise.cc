@@ -73,6 +73,11 @@ void RegisterElementwiseOps(OpRegistry& r) {
   DefUnary(r, "tanh", "Elementwise hyperbolic tangent (floating point).", InferFloatUnary);
   DefUnary(r, "sigmoid", "Elementwise 1 / (1 + e^-x) (floating point).", InferFloatUnary);
   DefUnary(r, "erf", "Elementwise Gauss error function (floating point).", InferFloatUnary);
+  DefUnary(r, "floor", "Elementwise largest integer <= x (floating point).", InferFloatUnary);
+  DefUnary(r, "ceil", "Elementwise smallest integer >= x (floating point).", InferFloatUnary);
+  DefUnary(r, "round", "Elementwise nearest integer, halves to even as NumPy and ONNX (floating point).",
+           InferFloatUnary);
+  DefUnary(r, "sign", "Elementwise -1, 0 or 1 as x is negative, zero or positive.", InferUnary);
 
   DefBinary(r, "add", "x1 + x2 with NumPy broadcasting; both operands have the same dtype.", InferArithmetic);
   DefBinary(r, "subtract", "x1 - x2 with NumPy broadcasting.", InferArithmetic);
@@ -81,6 +86,8 @@ void RegisterElementwiseOps(OpRegistry& r) {
   DefBinary(r, "power", "x1 ^ x2 with NumPy broadcasting.", InferArithmetic);
   DefBinary(r, "maximum", "Elementwise maximum with NumPy broadcasting.", InferArithmetic);
   DefBinary(r, "minimum", "Elementwise minimum with NumPy broadcasting.", InferArithmetic);
+  DefBinary(r, "mod", "x1 - floor(x1 / x2) * x2, the sign of x2's, as Python's % and numpy.mod.", InferArithmetic);
+  DefBinary(r, "fmod", "x1 - trunc(x1 / x2) * x2, the sign of x1's, as C's fmod and numpy.fmod.", InferArithmetic);
 
   DefBinary(r, "equal", "x1 == x2 with NumPy broadcasting; bool result.", InferComparison);
   DefBinary(r, "not_equal", "x1 != x2 with NumPy broadcasting; bool result.", InferComparison);

@@ -49,7 +49,7 @@ std::vector<OpCase> Cases() {
     cases.push_back({family, std::move(op), std::move(params), std::move(body), std::move(inputs)});
   };
   family = "elementwise";
-  for (const char* op : {"negative", "abs", "exp", "tanh", "sigmoid", "erf"}) {
+  for (const char* op : {"negative", "abs", "exp", "tanh", "sigmoid", "erf", "floor", "ceil", "round", "sign"}) {
     add(op, "%x: Tensor((n, 3), float32)", std::string(op) + "(%x)", {T({4, 3}, kF, -3, 3)});
   }
   for (const char* op : {"log", "sqrt", "rsqrt"}) add(op, "%x: Tensor((n, 3), float32)", std::string(op) + "(%x)", {T({4, 3}, kF, 0.1, 4)});
@@ -64,6 +64,13 @@ std::vector<OpCase> Cases() {
   add("multiply", "%a: Tensor((n, 3), bfloat16), %b: Tensor((n, 3), bfloat16)", "multiply(%a, %b)",
       {T({5, 3}, DType::kBFloat16), T({5, 3}, DType::kBFloat16)});
   add("divide", "%a: Tensor((6,), int32), %b: Tensor((6,), int32)", "divide(%a, %b)", {T({6}, DType::kInt32, -9, 9), T({6}, DType::kInt32, 1, 4)});
+  for (const char* op : {"mod", "fmod"}) {
+    add(op, "%a: Tensor((n, 3), float32), %b: Tensor((3,), float32)", std::string(op) + "(%a, %b)",
+        {T({4, 3}, kF, -5, 5), T({3}, kF, 0.5, 2)});
+    add(op, "%a: Tensor((6,), int32), %b: Tensor((6,), int32)", std::string(op) + "(%a, %b)",
+        {T({6}, DType::kInt32, -9, 9), T({6}, DType::kInt32, -4, -1)});
+  }
+  add("sign", "%x: Tensor((5,), int32)", "sign(%x)", {T({5}, DType::kInt32, -9, 9)});
   for (const char* op : {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}) {
     add(op, "%a: Tensor((n, 4), int32), %b: Tensor((4,), int32)", std::string(op) + "(%a, %b)",
         {T({3, 4}, DType::kInt32, -1, 1), T({4}, DType::kInt32, -1, 1)});

@@ -12,7 +12,9 @@ void AddElementwise(std::vector<GradCase>& cases) {
   };
   for (Unary u :
        {Unary{"negative", {}}, Unary{"abs", {}}, Unary{"exp", {}}, Unary{"log", kPositive}, Unary{"sqrt", kPositive},
-        Unary{"rsqrt", kPositive}, Unary{"tanh", {}}, Unary{"sigmoid", {}}, Unary{"erf", {}}}) {
+        Unary{"rsqrt", kPositive}, Unary{"tanh", {}}, Unary{"sigmoid", {}}, Unary{"erf", {}},
+        // Piecewise constant: inputs away from the jumps (integers; halves for round; 0 for sign).
+        Unary{"floor", {0.1, 0.9}}, Unary{"ceil", {1.1, 1.9}}, Unary{"round", {0.1, 0.4}}, Unary{"sign", kPositive}}) {
     std::string call = std::string("  %r = ") + u.op + "(%x)";
     cases.push_back({u.op, "%x: Tensor((n, 3), float64)", call, {{"n", 2}}, {{"x", u.range}}});
     cases.push_back({u.op, "%x: Tensor((5,), float64)", call, {}, {{"x", u.range}}});
@@ -24,7 +26,9 @@ void AddElementwise(std::vector<GradCase>& cases) {
   };
   for (Binary o :
        {Binary{"add", {}, {}}, Binary{"subtract", {}, {}}, Binary{"multiply", {}, {}}, Binary{"divide", {}, kPositive},
-        Binary{"power", kPositive, {-1, 2}}, Binary{"maximum", {}, {}}, Binary{"minimum", {}, {}}}) {
+        Binary{"power", kPositive, {-1, 2}}, Binary{"maximum", {}, {}}, Binary{"minimum", {}, {}},
+        // Quotients in (3.05, 3.8) and (-3.8, -3.05): away from the jumps of floor and trunc.
+        Binary{"mod", {3.2, 3.8}, {1.0, 1.05}}, Binary{"fmod", {-3.8, -3.2}, {1.0, 1.05}}}) {
     std::string call = std::string("  %r = ") + o.op + "(%a, %b)";
     std::map<std::string, Range> ranges = {{"a", o.a}, {"b", o.b}};
     cases.push_back({o.op, "%a: Tensor((2, 3), float64), %b: Tensor((2, 3), float64)", call, {}, ranges});

@@ -150,8 +150,8 @@ namespace rxt {
 /// The name of every op RegisterCoreOps declares, in the order of the table above.
 inline constexpr auto kCoreOpNames = std::to_array<std::string_view>({
     // elementwise
-    "negative", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf",
-    "add", "subtract", "multiply", "divide", "power", "maximum", "minimum",
+    "negative", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "floor", "ceil", "round", "sign",
+    "add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "mod", "fmod",
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "where", "astype", "clip",
     // linear algebra

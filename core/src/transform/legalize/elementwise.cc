@@ -41,6 +41,14 @@ PrimExpr Power(const PrimExpr& a, const PrimExpr& b) {
   return Cast(a->dtype, MakeIntrinsic("pow", {Cast(DType::kFloat64, a), Cast(DType::kFloat64, b)}));
 }
 
+/// C's fmod: the remainder of the division truncated toward zero (integer division truncates;
+/// a float quotient is truncated with floor or ceil by its sign).
+PrimExpr TruncMod(const PrimExpr& a, const PrimExpr& b) {
+  if (!IsFloat(a->dtype)) return a - Div(a, b) * b;
+  PrimExpr q = Div(a, b);
+  return a - Select(Lt(q, Zero(q->dtype)), Call("ceil", q), Call("floor", q)) * b;
+}
+
 Expr LegalizeAbs(LegalizeContext& context, const CallNode& call) {
   DType dtype = OutputOf(call).dtype;
   return LegalizeElementwise(context, call, [&](const std::vector<PrimExpr>& v) {
@@ -71,7 +79,7 @@ Expr LegalizeClip(LegalizeContext& context, const CallNode& call) {
 void RegisterElementwiseLegalizations(OpRegistry& r) {
   SetLegalization(r, "negative", Unary([](const PrimExpr& x) { return Call("neg", x); }));
   SetLegalization(r, "abs", LegalizeAbs);
-  for (const char* name : {"exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf"}) {
+  for (const char* name : {"exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "floor", "ceil", "round"}) {
     std::string intrinsic = name;
     SetLegalization(r, name, Unary([intrinsic](const PrimExpr& x) { return Call(intrinsic, x); }));
   }
@@ -82,6 +90,11 @@ void RegisterElementwiseLegalizations(OpRegistry& r) {
   SetLegalization(r, "power", Arithmetic(Power));
   SetLegalization(r, "maximum", Arithmetic(Max));
   SetLegalization(r, "minimum", Arithmetic(Min));
+  SetLegalization(r, "mod", Arithmetic(FloorMod));
+  SetLegalization(r, "fmod", Arithmetic(TruncMod));
+  SetLegalization(r, "sign", Unary([](const PrimExpr& x) {
+    return Select(Gt(x, Zero(x->dtype)), One(x->dtype), Select(Lt(x, Zero(x->dtype)), Const(-1, x->dtype), Zero(x->dtype)));
+  }));
   SetLegalization(r, "equal", Comparison(BinaryOp::kEq));
   SetLegalization(r, "not_equal", Comparison(BinaryOp::kNe));
   SetLegalization(r, "less", Comparison(BinaryOp::kLt));

@@ -27,6 +27,10 @@ TEST(ElementwiseNumeric, UnaryFloatOpsOnSymbolicAndStaticShapes) {
       {"tanh", [](double x) { return std::tanh(x); }, -3, 3},
       {"sigmoid", [](double x) { return 1 / (1 + std::exp(-x)); }, -4, 4},
       {"erf", [](double x) { return std::erf(x); }, -3, 3},
+      {"floor", [](double x) { return std::floor(x); }, -3, 3},
+      {"ceil", [](double x) { return std::ceil(x); }, -3, 3},
+      {"round", [](double x) { return std::nearbyint(x); }, -3, 3},
+      {"sign", [](double x) { return static_cast<double>((x > 0) - (x < 0)); }, -3, 3},
   };
   uint32_t seed = 1;
   for (const UnaryCase& c : cases) {
@@ -66,7 +70,7 @@ void CheckBinary(const char* op, double (*fn)(double, double), const std::string
                  const Shape& b_shape, DType dtype, DType out_dtype, uint32_t seed, double lo = -3, double hi = 3) {
   SCOPED_TRACE(StrCat(op, " with ", params));
   Array a = Random(a_shape, dtype, seed, lo, hi), b = Random(b_shape, dtype, seed + 100, lo, hi);
-  if (std::string(op) == "divide") {  // keep divisors away from 0
+  if (std::string(op) == "divide" || std::string(op) == "mod" || std::string(op) == "fmod") {  // divisors away from 0
     for (double& v : b.data) v = v >= 0 ? v + 1 : v - 1;
   }
   std::vector<Array> out = RunOp(params, StrCat(op, "(%a, %b)"), {a, b});
@@ -90,6 +94,28 @@ TEST(ElementwiseNumeric, IntegerArithmeticTruncatesDivision) {
               "%a: Tensor((2, 3), int32), %b: Tensor((3,), int32)", {2, 3}, {3}, kI32, kI32, 30, -9, 9);
   CheckBinary("add", [](double a, double b) { return a + b; }, "%a: Tensor((4,), int32), %b: Tensor((1,), int32)",
               {4}, {1}, kI32, kI32, 31, -9, 9);
+}
+
+TEST(ElementwiseNumeric, RoundHalvesToEvenAndSignOfZero) {
+  Array x{kF32, {8}, {-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.49, -0.51}};
+  EXPECT_TRUE(Near(RunOp("%x: Tensor((8,), float32)", "round(%x)", {x})[0],
+                   Array{kF32, {8}, {-2, -2, -0.0, 0, 2, 2, 0, -1}}));
+  Array i{kI32, {5}, {-7, -1, 0, 1, 9}};
+  EXPECT_TRUE(Near(RunOp("%x: Tensor((5,), int32)", "sign(%x)", {i})[0], Array{kI32, {5}, {-1, -1, 0, 1, 1}}));
+}
+
+TEST(ElementwiseNumeric, ModTakesTheDivisorsSignAndFmodTheDividends) {
+  auto mod = [](double a, double b) { return a - std::floor(a / b) * b; };
+  auto fmod = [](double a, double b) { return std::fmod(a, b); };
+  CheckBinary("mod", mod, "%a: Tensor((n, 3), float32), %b: Tensor((3,), float32)", {4, 3}, {3}, kF32, kF32, 60);
+  CheckBinary("fmod", fmod, "%a: Tensor((n, 3), float32), %b: Tensor((3,), float32)", {4, 3}, {3}, kF32, kF32, 61);
+  CheckBinary("mod", mod, "%a: Tensor((2, 5), int32), %b: Tensor((5,), int32)", {2, 5}, {5}, kI32, kI32, 62, -9, 9);
+  CheckBinary("fmod", fmod, "%a: Tensor((2, 5), int32), %b: Tensor((5,), int32)", {2, 5}, {5}, kI32, kI32, 63, -9, 9);
+  Array a{kI32, {4}, {7, -7, 7, -7}}, b{kI32, {4}, {3, 3, -3, -3}};
+  EXPECT_TRUE(Near(RunOp("%a: Tensor((4,), int32), %b: Tensor((4,), int32)", "mod(%a, %b)", {a, b})[0],
+                   Array{kI32, {4}, {1, 2, -2, -1}}));
+  EXPECT_TRUE(Near(RunOp("%a: Tensor((4,), int32), %b: Tensor((4,), int32)", "fmod(%a, %b)", {a, b})[0],
+                   Array{kI32, {4}, {1, -1, 1, -1}}));
 }
 
 TEST(ElementwiseNumeric, Power) {
