@@ -27,6 +27,17 @@ RXT_ONNX_OP(Floor)
 RXT_ONNX_OP(Ceil)
 RXT_ONNX_OP(Round)
 RXT_ONNX_OP(Sign)
+RXT_ONNX_OP(Sin)
+RXT_ONNX_OP(Cos)
+RXT_ONNX_OP(Tan)
+RXT_ONNX_OP(Asin)
+RXT_ONNX_OP(Acos)
+RXT_ONNX_OP(Atan)
+RXT_ONNX_OP(Sinh)
+RXT_ONNX_OP(Cosh)
+RXT_ONNX_OP(Asinh)
+RXT_ONNX_OP(Acosh)
+RXT_ONNX_OP(Atanh)
 RXT_ONNX_OP(Relu)
 RXT_ONNX_OP(Add)
 RXT_ONNX_OP(Sub)
@@ -128,6 +139,17 @@ void AddElementwiseConverters(ConverterTable& t) {
   t["ceil"] = &Direct<kCeil>;
   t["round"] = &Direct<kRound>;
   t["sign"] = &Direct<kSign>;
+  t["sin"] = &Direct<kSin>;
+  t["cos"] = &Direct<kCos>;
+  t["tan"] = &Direct<kTan>;
+  t["asin"] = &Direct<kAsin>;
+  t["acos"] = &Direct<kAcos>;
+  t["atan"] = &Direct<kAtan>;
+  t["sinh"] = &Direct<kSinh>;
+  t["cosh"] = &Direct<kCosh>;
+  t["asinh"] = &Direct<kAsinh>;
+  t["acosh"] = &Direct<kAcosh>;
+  t["atanh"] = &Direct<kAtanh>;
   t["mod"] = &FloorMod;
   t["fmod"] = &Fmod;
   t["nn.relu"] = &Direct<kRelu>;

@@ -38,7 +38,9 @@ template <const char* kOp>
 void FloatUnary(NodeContext& ctx) {
   ctx.set_output(0, Call(kOp, {FloatInput(ctx)}));
 }
-constexpr char kFloor[] = "floor", kCeil[] = "ceil", kRound[] = "round";
+constexpr char kFloor[] = "floor", kCeil[] = "ceil", kRound[] = "round", kSin[] = "sin", kCos[] = "cos", kTan[] = "tan",
+               kAsin[] = "asin", kAcos[] = "acos", kAtan[] = "atan", kSinh[] = "sinh", kCosh[] = "cosh",
+               kAsinh[] = "asinh", kAcosh[] = "acosh", kAtanh[] = "atanh";
 
 /// Mod: fmod=0 takes the divisor's sign (Python's %), fmod=1 the dividend's (C's fmod).
 void Mod(NodeContext& ctx) {
@@ -247,6 +249,17 @@ void AddElementwiseConverters(ConverterMap& map) {
   map["Floor"] = &FloatUnary<kFloor>;
   map["Ceil"] = &FloatUnary<kCeil>;
   map["Round"] = &FloatUnary<kRound>;
+  map["Sin"] = &FloatUnary<kSin>;
+  map["Cos"] = &FloatUnary<kCos>;
+  map["Tan"] = &FloatUnary<kTan>;
+  map["Asin"] = &FloatUnary<kAsin>;
+  map["Acos"] = &FloatUnary<kAcos>;
+  map["Atan"] = &FloatUnary<kAtan>;
+  map["Sinh"] = &FloatUnary<kSinh>;
+  map["Cosh"] = &FloatUnary<kCosh>;
+  map["Asinh"] = &FloatUnary<kAsinh>;
+  map["Acosh"] = &FloatUnary<kAcosh>;
+  map["Atanh"] = &FloatUnary<kAtanh>;
   map["Sign"] = &Direct<kSign>;
   map["Mod"] = &Mod;
   map["Add"] = &Direct<kAdd>;

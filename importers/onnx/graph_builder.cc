@@ -92,6 +92,25 @@ std::string Join(const std::vector<std::string>& parts) {
   return out;
 }
 
+/// "axes:0;2" -> {"axes", {0, 2}}; "k:" binds an empty tensor.
+std::pair<std::string, std::vector<double>> ParseBinding(const std::string& text) {
+  const size_t colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0) {
+    throw ImportError("option bind: '" + text + "' is not INPUT:VALUES (values separated by ';')");
+  }
+  std::vector<double> values;
+  std::stringstream list(text.substr(colon + 1));
+  for (std::string v; std::getline(list, v, ';');) {
+    char* end = nullptr;
+    double number = std::strtod(v.c_str(), &end);
+    if (v.empty() || end == v.c_str() || *end != '\0') {
+      throw ImportError("option bind: '" + v + "' in '" + text + "' is not a number");
+    }
+    values.push_back(number);
+  }
+  return {text.substr(0, colon), values};
+}
+
 ImportOptions ParseImportOptions(const std::string& text) {
   ImportOptions options;
   std::stringstream in(text);
@@ -112,8 +131,11 @@ ImportOptions ParseImportOptions(const std::string& text) {
         throw ImportError("option freeze: '" + value + "' is not a regular expression (" + e.what() + ")");
       }
       options.freeze.push_back(value);
+    } else if (key == "bind") {
+      options.bind.push_back(ParseBinding(value));
     } else {
-      throw ImportError("unknown option '" + key + "' (the onnx importer takes: training=true|false, freeze=REGEX)");
+      throw ImportError("unknown option '" + key +
+                        "' (the onnx importer takes: training=true|false, freeze=REGEX, bind=INPUT:V;V;...)");
     }
   }
   return options;

@@ -28,10 +28,13 @@ struct ImportOptions {
   /// Initializers whose names match one of these (ECMAScript regular expressions, the whole
   /// name) stay constants: no parameters, no states (fine-tuning a head on a frozen body).
   std::vector<std::string> freeze;
+  /// Graph inputs given a value at import (bind=NAME:V;V;...): they become constants, for
+  /// inputs rxt needs at compile time (a ReduceSum's axes, a Reshape's shape given as inputs).
+  std::vector<std::pair<std::string, std::vector<double>>> bind;
 };
 
-/// Parses "training=false, freeze=conv.*" (comma-separated key=value pairs; freeze may repeat);
-/// throws ImportError.
+/// Parses "training=false, freeze=conv.*, bind=axes:0;2" (comma-separated key=value pairs;
+/// freeze and bind may repeat); throws ImportError.
 ImportOptions ParseImportOptions(const std::string& text);
 
 /// A dim of a value's shape: a number, a symbol (a dim_param), or unknown.

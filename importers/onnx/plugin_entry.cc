@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "graph_builder.h"
+#include "input_binding.h"
 #include "onnx_model.h"
 #include "static_folding.h"
 #include "tensor_data.h"
@@ -34,7 +35,7 @@ rxt_status_t Import(void* /*state*/, const char* path, const char* options, cons
   try {
     ImportOptions parsed = ParseImportOptions(options != nullptr ? options : "");
     const std::string model_dir = ModelDir(path);
-    onnx::ModelProto model = FoldStaticShapes(ReadModel(path), parsed, model_dir);
+    onnx::ModelProto model = FoldStaticShapes(BindInputs(ReadModel(path), &parsed), parsed, model_dir);
     ImportedGraph graph = GraphBuilder(model, parsed, model_dir).Build();
     if (rxt_status_t s = api->write_text(sink, graph.text.data(), graph.text.size())) return s;
     for (const onnx::TensorProto* t : graph.params) {

@@ -315,6 +315,17 @@ llvm::Value* ScalarCodegen::Intrinsic(kf::Intrinsic f, DType t, llvm::Value* x, 
     case Intrinsic::kCeil: r = CallUnary(llvm::Intrinsic::ceil, a); break;
     case Intrinsic::kRound: r = CallUnary(llvm::Intrinsic::roundeven, a); break;  // half to even
     case Intrinsic::kPow: r = CallPow(a, widen(y)); break;
+    case Intrinsic::kSin: r = CallUnary(llvm::Intrinsic::sin, a); break;
+    case Intrinsic::kCos: r = CallUnary(llvm::Intrinsic::cos, a); break;
+    case Intrinsic::kTan: r = CallLibm("tanf", "tan", a); break;
+    case Intrinsic::kAsin: r = CallLibm("asinf", "asin", a); break;
+    case Intrinsic::kAcos: r = CallLibm("acosf", "acos", a); break;
+    case Intrinsic::kAtan: r = CallLibm("atanf", "atan", a); break;
+    case Intrinsic::kSinh: r = CallLibm("sinhf", "sinh", a); break;
+    case Intrinsic::kCosh: r = CallLibm("coshf", "cosh", a); break;
+    case Intrinsic::kAsinh: r = CallLibm("asinhf", "asinh", a); break;
+    case Intrinsic::kAcosh: r = CallLibm("acoshf", "acosh", a); break;
+    case Intrinsic::kAtanh: r = CallLibm("atanhf", "atanh", a); break;
     case Intrinsic::kIsNan: break;
   }
   return RoundTo(t, r);

@@ -58,6 +58,17 @@ T FloatIntrinsic(Intrinsic f, T x, T y) {
     case Intrinsic::kCeil: return std::ceil(x);
     case Intrinsic::kRound: return std::nearbyint(x);  // half to even
     case Intrinsic::kPow: return std::pow(x, y);
+    case Intrinsic::kSin: return std::sin(x);
+    case Intrinsic::kCos: return std::cos(x);
+    case Intrinsic::kTan: return std::tan(x);
+    case Intrinsic::kAsin: return std::asin(x);
+    case Intrinsic::kAcos: return std::acos(x);
+    case Intrinsic::kAtan: return std::atan(x);
+    case Intrinsic::kSinh: return std::sinh(x);
+    case Intrinsic::kCosh: return std::cosh(x);
+    case Intrinsic::kAsinh: return std::asinh(x);
+    case Intrinsic::kAcosh: return std::acosh(x);
+    case Intrinsic::kAtanh: return std::atanh(x);
     case Intrinsic::kIsNan: break;  // handled by the caller
   }
   return x;

@@ -37,6 +37,35 @@ void ErfGrad(Rule& r) {
   r.SetGrad(0, Mul(r, r.grad(), Scale(r, bell, 1.1283791670955126)));
 }
 
+// Trigonometric and hyperbolic functions and their inverses.
+void SinGrad(Rule& r) { r.SetGrad(0, Mul(r, r.grad(), r.Op("cos", {r.arg(0)}))); }
+void CosGrad(Rule& r) { r.SetGrad(0, Neg(r, Mul(r, r.grad(), r.Op("sin", {r.arg(0)})))); }
+// z = tan(x): dx = dz (1 + z^2).
+void TanGrad(Rule& r) {
+  Expr z = r.output();
+  r.SetGrad(0, Mul(r, r.grad(), r.Op("add", {r.ScalarLike(1, z), Mul(r, z, z)})));
+}
+/// dz / sqrt(sign (x^2 - 1) ...): |root| is sqrt(1 - x^2), sqrt(x^2 + 1) or sqrt(x^2 - 1).
+Expr InverseRoot(Rule& r, double x2_sign, double one) {
+  Expr x = r.arg(0);
+  Expr x2 = Mul(r, x, x);
+  return r.Op("sqrt", {r.Op("add", {Scale(r, x2, x2_sign), r.ScalarLike(one, x)})});
+}
+void AsinGrad(Rule& r) { r.SetGrad(0, Div(r, r.grad(), InverseRoot(r, -1, 1))); }
+void AcosGrad(Rule& r) { r.SetGrad(0, Neg(r, Div(r, r.grad(), InverseRoot(r, -1, 1)))); }
+void AtanGrad(Rule& r) {
+  Expr x = r.arg(0);
+  r.SetGrad(0, Div(r, r.grad(), r.Op("add", {r.ScalarLike(1, x), Mul(r, x, x)})));
+}
+void SinhGrad(Rule& r) { r.SetGrad(0, Mul(r, r.grad(), r.Op("cosh", {r.arg(0)}))); }
+void CoshGrad(Rule& r) { r.SetGrad(0, Mul(r, r.grad(), r.Op("sinh", {r.arg(0)}))); }
+void AsinhGrad(Rule& r) { r.SetGrad(0, Div(r, r.grad(), InverseRoot(r, 1, 1))); }
+void AcoshGrad(Rule& r) { r.SetGrad(0, Div(r, r.grad(), InverseRoot(r, 1, -1))); }
+void AtanhGrad(Rule& r) {
+  Expr x = r.arg(0);
+  r.SetGrad(0, Div(r, r.grad(), Sub(r, r.ScalarLike(1, x), Mul(r, x, x))));
+}
+
 // floor, ceil, round, sign: piecewise constant, so zero almost everywhere (as PyTorch).
 void ZeroGrad(Rule& r) { r.SetGrad(0, r.Op("zeros_like", {r.arg(0)})); }
 
@@ -127,6 +156,17 @@ const rxt_gradient_rule_t kRules[] = {
     RXT_GRADIENT_RULE("tanh", "dx = dz (1 - z^2)", TanhGrad),
     RXT_GRADIENT_RULE("sigmoid", "dx = dz z (1 - z)", SigmoidGrad),
     RXT_GRADIENT_RULE("erf", "dx = dz 2 / sqrt(pi) exp(-x^2)", ErfGrad),
+    RXT_GRADIENT_RULE("sin", "dx = dz cos(x)", SinGrad),
+    RXT_GRADIENT_RULE("cos", "dx = -dz sin(x)", CosGrad),
+    RXT_GRADIENT_RULE("tan", "dx = dz (1 + z^2)", TanGrad),
+    RXT_GRADIENT_RULE("asin", "dx = dz / sqrt(1 - x^2)", AsinGrad),
+    RXT_GRADIENT_RULE("acos", "dx = -dz / sqrt(1 - x^2)", AcosGrad),
+    RXT_GRADIENT_RULE("atan", "dx = dz / (1 + x^2)", AtanGrad),
+    RXT_GRADIENT_RULE("sinh", "dx = dz cosh(x)", SinhGrad),
+    RXT_GRADIENT_RULE("cosh", "dx = dz sinh(x)", CoshGrad),
+    RXT_GRADIENT_RULE("asinh", "dx = dz / sqrt(x^2 + 1)", AsinhGrad),
+    RXT_GRADIENT_RULE("acosh", "dx = dz / sqrt(x^2 - 1)", AcoshGrad),
+    RXT_GRADIENT_RULE("atanh", "dx = dz / (1 - x^2)", AtanhGrad),
     RXT_GRADIENT_RULE("floor", "dx = 0", ZeroGrad),
     RXT_GRADIENT_RULE("ceil", "dx = 0", ZeroGrad),
     RXT_GRADIENT_RULE("round", "dx = 0", ZeroGrad),

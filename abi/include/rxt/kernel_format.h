@@ -119,7 +119,20 @@ typedef enum rxt_kf_intrinsic_e {
   RXT_KF_INTRINSIC_ROUND = 11,
   RXT_KF_INTRINSIC_ISNAN = 12,
   RXT_KF_INTRINSIC_POW = 13, /* the only one of two arguments */
-  RXT_KF_NUM_INTRINSICS = 14
+  /* Appended (session 13): a reader that predates them refuses a kernel using one as an
+   * invalid intrinsic; kernels without them read as before (still version 1). */
+  RXT_KF_INTRINSIC_SIN = 14,
+  RXT_KF_INTRINSIC_COS = 15,
+  RXT_KF_INTRINSIC_TAN = 16,
+  RXT_KF_INTRINSIC_ASIN = 17,
+  RXT_KF_INTRINSIC_ACOS = 18,
+  RXT_KF_INTRINSIC_ATAN = 19,
+  RXT_KF_INTRINSIC_SINH = 20,
+  RXT_KF_INTRINSIC_COSH = 21,
+  RXT_KF_INTRINSIC_ASINH = 22,
+  RXT_KF_INTRINSIC_ACOSH = 23,
+  RXT_KF_INTRINSIC_ATANH = 24,
+  RXT_KF_NUM_INTRINSICS = 25
 } rxt_kf_intrinsic_t;
 
 /* Statement nodes (children are statements with smaller indices; they form a tree). */

@@ -90,7 +90,8 @@ typedef struct rxt_te_api_s {
   rxt_te_expr_t (*constant)(rxt_te_builder_t* kb, double value, const char* dtype);
   rxt_te_expr_t (*binary)(rxt_te_builder_t* kb, rxt_te_binary_t op, rxt_te_expr_t a, rxt_te_expr_t b);
   /* An intrinsic function of one float argument: "exp", "log", "sqrt", "rsqrt", "tanh",
-   * "sigmoid", "erf", "abs", "neg", "floor", "ceil", "round". */
+   * "sigmoid", "erf", "abs", "neg", "floor", "ceil", "round", "sin", "cos", "tan", "asin",
+   * "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh". */
   rxt_te_expr_t (*call)(rxt_te_builder_t* kb, const char* intrinsic, rxt_te_expr_t x);
   /* |cond| (bool) ? |a| : |b|; a backend may evaluate both sides, so neither may load out of
    * bounds. */

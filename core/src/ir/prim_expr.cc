@@ -13,6 +13,8 @@ const std::map<std::string, int>& Intrinsics() {
   static const std::map<std::string, int> kIntrinsics = {
       {"exp", 1},  {"log", 1},   {"sqrt", 1},  {"rsqrt", 1}, {"tanh", 1},  {"sigmoid", 1}, {"abs", 1},
       {"neg", 1},  {"erf", 1},   {"floor", 1}, {"ceil", 1},  {"round", 1}, {"isnan", 1},   {"pow", 2},
+      {"sin", 1},  {"cos", 1},   {"tan", 1},   {"asin", 1},  {"acos", 1},  {"atan", 1},    {"sinh", 1},
+      {"cosh", 1}, {"asinh", 1}, {"acosh", 1}, {"atanh", 1},
   };
   return kIntrinsics;
 }

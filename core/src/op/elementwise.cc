@@ -78,6 +78,17 @@ void RegisterElementwiseOps(OpRegistry& r) {
   DefUnary(r, "round", "Elementwise nearest integer, halves to even as NumPy and ONNX (floating point).",
            InferFloatUnary);
   DefUnary(r, "sign", "Elementwise -1, 0 or 1 as x is negative, zero or positive.", InferUnary);
+  DefUnary(r, "sin", "Elementwise sine (floating point).", InferFloatUnary);
+  DefUnary(r, "cos", "Elementwise cosine (floating point).", InferFloatUnary);
+  DefUnary(r, "tan", "Elementwise tangent (floating point).", InferFloatUnary);
+  DefUnary(r, "asin", "Elementwise arcsine, in [-pi/2, pi/2] (floating point).", InferFloatUnary);
+  DefUnary(r, "acos", "Elementwise arccosine, in [0, pi] (floating point).", InferFloatUnary);
+  DefUnary(r, "atan", "Elementwise arctangent, in (-pi/2, pi/2) (floating point).", InferFloatUnary);
+  DefUnary(r, "sinh", "Elementwise hyperbolic sine (floating point).", InferFloatUnary);
+  DefUnary(r, "cosh", "Elementwise hyperbolic cosine (floating point).", InferFloatUnary);
+  DefUnary(r, "asinh", "Elementwise inverse hyperbolic sine (floating point).", InferFloatUnary);
+  DefUnary(r, "acosh", "Elementwise inverse hyperbolic cosine (x >= 1) (floating point).", InferFloatUnary);
+  DefUnary(r, "atanh", "Elementwise inverse hyperbolic tangent (|x| < 1) (floating point).", InferFloatUnary);
 
   DefBinary(r, "add", "x1 + x2 with NumPy broadcasting; both operands have the same dtype.", InferArithmetic);
   DefBinary(r, "subtract", "x1 - x2 with NumPy broadcasting.", InferArithmetic);

@@ -182,8 +182,9 @@ rxt_te_expr_t Binary(rxt_te_builder_t* kb, rxt_te_binary_t op, rxt_te_expr_t a, 
 
 rxt_te_expr_t CallIntrinsic(rxt_te_builder_t* kb, const char* intrinsic, rxt_te_expr_t x) {
   return Guard<rxt_te_expr_t>(kb, "call", [&](TEBuilderHost& h) {
-    static const std::unordered_set<std::string> kUnary = {"exp",  "log", "sqrt", "rsqrt", "tanh",  "sigmoid",
-                                                            "erf",  "abs", "neg",  "floor", "ceil", "round"};
+    static const std::unordered_set<std::string> kUnary = {
+        "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf",  "abs",  "neg",   "floor", "ceil", "round",
+        "sin", "cos", "tan",  "asin",  "acos", "atan",    "sinh", "cosh", "asinh", "acosh", "atanh"};
     std::string name = intrinsic != nullptr ? intrinsic : "";
     if (!kUnary.count(name)) Throw(ErrorCode::kInvalidArgument, "unknown intrinsic '", name, "'");
     PrimExpr value = Operand(h, x, "x");

@@ -95,13 +95,13 @@ def build_and_run(module, inputs, name):
 
 class Refusals(unittest.TestCase):
     def test_every_unsupported_op_in_one_error(self):
-        nodes = [helper.make_node("Sin", ["x"], ["a"], name="s1"), helper.make_node("Sin", ["a"], ["b"], name="s2"),
-                 helper.make_node("Cos", ["b"], ["y"], name="c1")]
-        path = save(model(nodes, [tensor("x", [2])], [tensor("y", [2])]), "unsupported")
+        nodes = [helper.make_node("Bernoulli", ["x"], ["a"], name="s1"),
+                 helper.make_node("Bernoulli", ["a"], ["b"], name="s2"), helper.make_node("Det", ["b"], ["y"], name="c1")]
+        path = save(model(nodes, [tensor("x", [2, 2])], [tensor("y", [])]), "unsupported")
         result, _ = import_model(path)
         self.assertEqual(result.returncode, 1)
-        self.assertIn(f"rxt: error: {path}: onnx importer: unsupported ops: Cos (1 node, first node 2 'c1' (Cos)), "
-                      "Sin (2 nodes, first node 0 's1' (Sin))", result.stderr)
+        self.assertIn(f"rxt: error: {path}: onnx importer: unsupported ops: Bernoulli (2 nodes, first node 0 's1' "
+                      "(Bernoulli)), Det (1 node, first node 2 'c1' (Det))", result.stderr)
 
     def test_an_attribute_without_mapping_is_reported_like_an_op(self):
         nodes = [helper.make_node("ArgMax", ["x"], ["y"], axis=0, select_last_index=1, name="am")]
@@ -176,7 +176,8 @@ class Refusals(unittest.TestCase):
     def test_an_unknown_option(self):
         path = save(model([helper.make_node("Relu", ["x"], ["y"])], [tensor("x", [2])], [tensor("y", [2])]), "opt")
         result, _ = import_model(path, "--options", "trainnig=false")
-        self.assertIn("unknown option 'trainnig' (the onnx importer takes: training=true|false, freeze=REGEX)", result.stderr)
+        self.assertIn("unknown option 'trainnig' (the onnx importer takes: training=true|false, freeze=REGEX, "
+                      "bind=INPUT:V;V;...)", result.stderr)
         result, _ = import_model(path, "--options", "training=maybe")
         self.assertIn("option training takes true or false, got 'maybe'", result.stderr)
 
@@ -302,6 +303,27 @@ class Backbones(unittest.TestCase):
         self.assertEqual(list(load_safetensors(out[:-4] + ".safetensors")), ["bn.bias"])
         result = rxt("import", path, "-o", out, "--freeze", "bn.(")
         self.assertIn("option freeze: 'bn.(' is not a regular expression", result.stderr)
+
+    def test_bind_makes_a_run_time_input_a_constant(self):
+        # ReduceSum's axes as a graph input: rxt needs them at compile time.
+        nodes = [helper.make_node("ReduceSum", ["x", "axes"], ["y"], keepdims=0)]
+        m = model(nodes, [tensor("x", [2, 3]), tensor("axes", [1], TensorProto.INT64)], [tensor("y", [2])])
+        path = save(m, "bind")
+        result, _ = import_model(path)
+        self.assertIn("ReduceSum with a axes computed at run time (input 1)", result.stderr)
+        result, module = import_model(path, "--options", "bind=axes:1")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertNotIn("%axes", read(module))
+        x = np.arange(6, dtype=np.float32).reshape(2, 3)
+        out = build_and_run(module, {"x": x}, "bind")
+        np.testing.assert_allclose(np.load(out + "0.npy"), x.sum(axis=1))
+        for option, message in [("bind=nope:1", "option bind: the graph has no input 'nope'"),
+                                ("bind=axes:1;0", "option bind: input 'axes' holds 1 values, 2 were given"),
+                                ("bind=axes:one", "option bind: 'one' in 'axes:one' is not a number"),
+                                ("bind=axes", "option bind: 'axes' is not INPUT:VALUES")]:
+            result, _ = import_model(path, "--options", option)
+            self.assertEqual(result.returncode, 1)
+            self.assertIn(message, result.stderr)
 
     def test_an_old_opset_is_converted(self):
         # Opset 9: Unsqueeze takes axes as an attribute (an input since 13).

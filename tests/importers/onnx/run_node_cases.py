@@ -5,8 +5,11 @@ with the expected outputs at ONNX's tolerances (rtol 1e-3, atol 1e-7).
 
   run_node_cases.py [--report FILE.md] [--round-trip EXPORT_PLUGIN [--ort]] RXT PLUGIN DATA_DIR WORK_DIR CASE...
 
-Prints one line per case (passed / wrong / unsupported / failed to import / not exported /
-error) and exits 1 unless every case passed. --round-trip runs each case through the exporter
+Prints one line per case (passed / passed, inputs bound / wrong / unsupported / failed to
+import / not exported / error) and exits 1 unless every case passed. A case whose integer inputs
+rxt needs at compile time (a ReduceSum's axes, a Trilu's k...) is imported once per data set
+with them bound to that set's values (the importer's bind=INPUT:VALUES option): "passed,
+inputs bound". --round-trip runs each case through the exporter
 too: imported, exported to ONNX (rxt export, EXPORT_PLUGIN), the export imported again, and that
 is what runs. --ort also runs each export with ONNX Runtime (tests/exporters/onnx/ort.py) and
 compares it with the expected outputs the same way ("wrong in ORT", "ORT error"). --report writes the totals and a table per op (each case counts for
@@ -77,14 +80,35 @@ def check_ort(case_dir, out_dir, exported, input_names):
     return None
 
 
-def check(case):
+def data_sets(case_dir):
+    return sorted(d for d in os.listdir(case_dir) if d.startswith("test_data_set_"))
+
+
+def graph_inputs(case_dir):
+    """The graph's inputs that are not initializers: (name, ONNX element type), in order."""
+    model = onnx.load(os.path.join(case_dir, "model.onnx"), load_external_data=False)
+    initializers = {t.name for t in model.graph.initializer}
+    return [(i.name, i.type.tensor_type.elem_type) for i in model.graph.input if i.name not in initializers]
+
+
+def set_inputs(case_dir, set_dir):
+    """The data set's inputs as (graph input name, value); unnamed tensors (the pytorch-* suites)
+    go to the graph's inputs in order."""
+    full = os.path.join(case_dir, set_dir)
+    names = [n for n, _ in graph_inputs(case_dir)]
+    out = []
+    for i, file in enumerate(sorted(f for f in os.listdir(full) if f.startswith("input_"))):
+        tensor_name, value = load_tensor(os.path.join(full, file))
+        out.append((tensor_name or (names[i] if i < len(names) else f"input_{i}"), value))
+    return out
+
+
+def run_case(case, out_dir, options, sets, bound=()):
+    """Imports |case| with |options| (then exports and imports again with --round-trip), builds it
+    and runs it on each data set of |sets| but its inputs in |bound|; None, or (verdict, detail)."""
     case_dir = os.path.join(data_dir, case)
-    out_dir = os.path.join(work_dir, case)
-    os.makedirs(out_dir, exist_ok=True)
     module = os.path.join(out_dir, "model.rxt")
-    # Inference semantics: BatchNormalization statistics in initializers stay inputs, not states.
-    imported = run("import", os.path.join(case_dir, "model.onnx"), "-o", module, "--plugin", plugin,
-                   "--options", "training=false")
+    imported = run("import", os.path.join(case_dir, "model.onnx"), "-o", module, "--plugin", plugin, "--options", options)
     if imported.returncode != 0:
         kind = "unsupported" if "unsupported ops" in imported.stderr else "failed to import"
         return kind, imported.stderr.strip()
@@ -93,11 +117,8 @@ def check(case):
         ran = run("export", module, "-o", exported, "--plugin", export_plugin)
         if ran.returncode != 0:
             return "not exported", ran.stderr.strip()
-        if ort_path:
-            model = onnx.load(os.path.join(case_dir, "model.onnx"), load_external_data=False)
-            initializers = {t.name for t in model.graph.initializer}
-            names = [i.name for i in model.graph.input if i.name not in initializers]
-            verdict = check_ort(case_dir, out_dir, exported, names)
+        if ort_path and not bound:
+            verdict = check_ort(case_dir, out_dir, exported, [n for n, _ in graph_inputs(case_dir)])
             if verdict:
                 return verdict
         module = os.path.join(out_dir, "reimported.rxt")
@@ -108,34 +129,57 @@ def check(case):
     built = run("build", module, "-o", exe, "--no-emit-library")
     if built.returncode != 0:
         return "error", built.stderr.strip()
-    # Tensors of the pytorch-* suites carry no names: they go to the graph's inputs in order.
-    model = onnx.load(os.path.join(case_dir, "model.onnx"), load_external_data=False)
-    initializers = {t.name for t in model.graph.initializer}
-    input_names = [i.name for i in model.graph.input if i.name not in initializers]
-    for set_dir in sorted(d for d in os.listdir(case_dir) if d.startswith("test_data_set_")):
+    for set_dir in sets:
         full = os.path.join(case_dir, set_dir)
-        inputs = sorted(f for f in os.listdir(full) if f.startswith("input_"))
         outputs = sorted(f for f in os.listdir(full) if f.startswith("output_"))
         args = []
-        for i, name in enumerate(inputs):
-            tensor_name, value = load_tensor(os.path.join(full, name))
-            if not tensor_name and i < len(input_names):
-                tensor_name = input_names[i]
+        for i, (name, value) in enumerate(set_inputs(case_dir, set_dir)):
+            if name in bound:
+                continue
             path = os.path.join(out_dir, f"{set_dir}_in{i}.npy")
             np.save(path, value)
-            args += ["-i", f"{tensor_name}={path}"]
+            args += ["-i", f"{name}={path}"]
         result_dir = os.path.join(out_dir, set_dir) + "/"
-        ran = run("run", exe, "--fn", "backbone", *args, "-o",
-                  result_dir if len(outputs) > 1 else os.path.join(out_dir, f"{set_dir}_out.npy"))
+        single = os.path.join(out_dir, f"{set_dir}_out.npy")
+        ran = run("run", exe, "--fn", "backbone", *args, "-o", result_dir if len(outputs) > 1 else single)
         if ran.returncode != 0:
             return "error", ran.stderr.strip()
         for k, name in enumerate(outputs):
             _, expected = load_tensor(os.path.join(full, name))
-            got_path = os.path.join(result_dir, f"{k}.npy") if len(outputs) > 1 else os.path.join(out_dir, f"{set_dir}_out.npy")
-            got = np.load(got_path)
+            got = np.load(os.path.join(result_dir, f"{k}.npy") if len(outputs) > 1 else single)
             if not close(got, expected):
-                return "wrong", f"{set_dir} output {k}: max |diff| {np.max(np.abs(got.astype(np.float64) - expected)) if got.shape == expected.shape else 'shape ' + str(got.shape)}"
-    return "passed", ""
+                diff = np.max(np.abs(got.astype(np.float64) - expected)) if got.shape == expected.shape else f"shape {got.shape}"
+                return "wrong", f"{set_dir} output {k}: max |diff| {diff}"
+    return None
+
+
+# Inputs rxt needs at compile time (a ReduceSum's axes, a Reshape's shape) that a case gives at
+# run time: the importer's bind=INPUT:VALUES option makes them constants, one import per data set.
+RUN_TIME_INPUT = ("computed at run time", "known only at run time")
+INTEGER_TYPES = (TensorProto.INT32, TensorProto.INT64)
+
+
+def check(case):
+    case_dir = os.path.join(data_dir, case)
+    out_dir = os.path.join(work_dir, case)
+    os.makedirs(out_dir, exist_ok=True)
+    # Inference semantics: BatchNormalization statistics in initializers stay inputs, not states.
+    failure = run_case(case, out_dir, "training=false", data_sets(case_dir))
+    if failure is None:
+        return "passed", ""
+    if failure[0] != "unsupported" or not any(text in failure[1] for text in RUN_TIME_INPUT):
+        return failure
+    types = dict(graph_inputs(case_dir))
+    for set_dir in data_sets(case_dir):
+        bound = {name: value for name, value in set_inputs(case_dir, set_dir) if types.get(name) in INTEGER_TYPES}
+        if not bound:
+            return failure
+        options = "training=false" + "".join(
+            f", bind={name}:" + ";".join(str(int(v)) for v in value.flatten()) for name, value in bound.items())
+        bound_failure = run_case(case, out_dir, options, [set_dir], bound)
+        if bound_failure is not None:
+            return bound_failure
+    return "passed, inputs bound", ""
 
 
 def ops_of(case):
@@ -144,7 +188,8 @@ def ops_of(case):
 
 
 def write_report(path, results):
-    kinds = ["passed", "wrong", "unsupported", "failed to import", "not exported", "wrong in ORT", "ORT error", "error"]
+    kinds = ["passed", "passed, inputs bound", "wrong", "unsupported", "failed to import", "not exported",
+             "wrong in ORT", "ORT error", "error"]
     totals = {k: sum(1 for v in results.values() if v == k) for k in kinds}
     per_op = {}
     for case, verdict in results.items():
@@ -162,7 +207,7 @@ results = {}
 for case in cases:
     verdict, detail = check(case)
     results[case] = verdict
-    failures += verdict != "passed"
+    failures += not verdict.startswith("passed")
     print(f"{case}: {verdict}" + (f" ({detail.splitlines()[0]})" if detail else ""), flush=True)
 if report:
     write_report(report, results)

@@ -49,9 +49,14 @@ std::vector<OpCase> Cases() {
     cases.push_back({family, std::move(op), std::move(params), std::move(body), std::move(inputs)});
   };
   family = "elementwise";
-  for (const char* op : {"negative", "abs", "exp", "tanh", "sigmoid", "erf", "floor", "ceil", "round", "sign"}) {
+  for (const char* op : {"negative", "abs", "exp", "tanh", "sigmoid", "erf", "floor", "ceil", "round", "sign", "sin", "cos",
+                         "atan", "sinh", "cosh", "asinh"}) {
     add(op, "%x: Tensor((n, 3), float32)", std::string(op) + "(%x)", {T({4, 3}, kF, -3, 3)});
   }
+  for (const char* op : {"tan", "asin", "acos", "atanh"}) {
+    add(op, "%x: Tensor((n, 3), float32)", std::string(op) + "(%x)", {T({4, 3}, kF, -0.9, 0.9)});
+  }
+  add("acosh", "%x: Tensor((n, 3), float32)", "acosh(%x)", {T({4, 3}, kF, 1, 4)});
   for (const char* op : {"log", "sqrt", "rsqrt"}) add(op, "%x: Tensor((n, 3), float32)", std::string(op) + "(%x)", {T({4, 3}, kF, 0.1, 4)});
   add("negative", "%x: Tensor((5,), int32)", "negative(%x)", {T({5}, DType::kInt32, -9, 9)});
   add("abs", "%x: Tensor((5,), int8)", "abs(%x)", {T({5}, DType::kInt8, -128, 127)});

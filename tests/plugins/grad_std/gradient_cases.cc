@@ -14,6 +14,9 @@ void AddElementwise(std::vector<GradCase>& cases) {
        {Unary{"negative", {}}, Unary{"abs", {}}, Unary{"exp", {}}, Unary{"log", kPositive}, Unary{"sqrt", kPositive},
         Unary{"rsqrt", kPositive}, Unary{"tanh", {}}, Unary{"sigmoid", {}}, Unary{"erf", {}},
         // Piecewise constant: inputs away from the jumps (integers; halves for round; 0 for sign).
+        Unary{"sin", {}}, Unary{"cos", {}}, Unary{"tan", {-1, 1}}, Unary{"asin", {-0.8, 0.8}},
+        Unary{"acos", {-0.8, 0.8}}, Unary{"atan", {}}, Unary{"sinh", {}}, Unary{"cosh", {}}, Unary{"asinh", {}},
+        Unary{"acosh", {1.2, 3}}, Unary{"atanh", {-0.8, 0.8}},
         Unary{"floor", {0.1, 0.9}}, Unary{"ceil", {1.1, 1.9}}, Unary{"round", {0.1, 0.4}}, Unary{"sign", kPositive}}) {
     std::string call = std::string("  %r = ") + u.op + "(%x)";
     cases.push_back({u.op, "%x: Tensor((n, 3), float64)", call, {{"n", 2}}, {{"x", u.range}}});

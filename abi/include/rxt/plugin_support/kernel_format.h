@@ -84,6 +84,7 @@ enum class Intrinsic : uint8_t {
   kAbs = RXT_KF_INTRINSIC_ABS, kNeg = RXT_KF_INTRINSIC_NEG, kErf = RXT_KF_INTRINSIC_ERF,
   kFloor = RXT_KF_INTRINSIC_FLOOR, kCeil = RXT_KF_INTRINSIC_CEIL, kRound = RXT_KF_INTRINSIC_ROUND,
   kIsNan = RXT_KF_INTRINSIC_ISNAN, kPow = RXT_KF_INTRINSIC_POW,
+  kSin = RXT_KF_INTRINSIC_SIN, kCos = RXT_KF_INTRINSIC_COS, kTan = RXT_KF_INTRINSIC_TAN, kAsin = RXT_KF_INTRINSIC_ASIN, kAcos = RXT_KF_INTRINSIC_ACOS, kAtan = RXT_KF_INTRINSIC_ATAN, kSinh = RXT_KF_INTRINSIC_SINH, kCosh = RXT_KF_INTRINSIC_COSH, kAsinh = RXT_KF_INTRINSIC_ASINH, kAcosh = RXT_KF_INTRINSIC_ACOSH, kAtanh = RXT_KF_INTRINSIC_ATANH,
 };
 inline constexpr int kNumIntrinsics = RXT_KF_NUM_INTRINSICS;
 
@@ -289,8 +290,9 @@ inline bool IsComparison(BinaryOp op) { return op >= BinaryOp::kEq && op <= Bina
 inline bool IsLogical(BinaryOp op) { return op == BinaryOp::kAnd || op == BinaryOp::kOr; }
 
 inline const char* IntrinsicName(Intrinsic f) {
-  static const char* const kNames[kNumIntrinsics] = {"exp",   "log", "sqrt", "rsqrt", "tanh",  "sigmoid", "abs",
-                                                     "neg",   "erf", "floor", "ceil", "round", "isnan",   "pow"};
+  static const char* const kNames[kNumIntrinsics] = {
+      "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "abs",  "neg",  "erf",   "floor", "ceil",  "round", "isnan",
+      "pow", "sin", "cos",  "tan",   "asin", "acos",    "atan", "sinh", "cosh",  "asinh", "acosh", "atanh"};
   int i = static_cast<int>(f);
   return i < kNumIntrinsics ? kNames[i] : "invalid";
 }

@@ -151,6 +151,7 @@ namespace rxt {
 inline constexpr auto kCoreOpNames = std::to_array<std::string_view>({
     // elementwise
     "negative", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "floor", "ceil", "round", "sign",
+    "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
     "add", "subtract", "multiply", "divide", "power", "maximum", "minimum", "mod", "fmod",
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "where", "astype", "clip",

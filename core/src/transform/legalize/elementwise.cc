@@ -79,7 +79,8 @@ Expr LegalizeClip(LegalizeContext& context, const CallNode& call) {
 void RegisterElementwiseLegalizations(OpRegistry& r) {
   SetLegalization(r, "negative", Unary([](const PrimExpr& x) { return Call("neg", x); }));
   SetLegalization(r, "abs", LegalizeAbs);
-  for (const char* name : {"exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "floor", "ceil", "round"}) {
+  for (const char* name : {"exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "floor", "ceil", "round", "sin", "cos",
+                           "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh"}) {
     std::string intrinsic = name;
     SetLegalization(r, name, Unary([intrinsic](const PrimExpr& x) { return Call(intrinsic, x); }));
   }

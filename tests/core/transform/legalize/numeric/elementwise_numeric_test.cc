@@ -31,6 +31,17 @@ TEST(ElementwiseNumeric, UnaryFloatOpsOnSymbolicAndStaticShapes) {
       {"ceil", [](double x) { return std::ceil(x); }, -3, 3},
       {"round", [](double x) { return std::nearbyint(x); }, -3, 3},
       {"sign", [](double x) { return static_cast<double>((x > 0) - (x < 0)); }, -3, 3},
+      {"sin", [](double x) { return std::sin(x); }, -4, 4},
+      {"cos", [](double x) { return std::cos(x); }, -4, 4},
+      {"tan", [](double x) { return std::tan(x); }, -1.2, 1.2},
+      {"asin", [](double x) { return std::asin(x); }, -1, 1},
+      {"acos", [](double x) { return std::acos(x); }, -1, 1},
+      {"atan", [](double x) { return std::atan(x); }, -5, 5},
+      {"sinh", [](double x) { return std::sinh(x); }, -3, 3},
+      {"cosh", [](double x) { return std::cosh(x); }, -3, 3},
+      {"asinh", [](double x) { return std::asinh(x); }, -5, 5},
+      {"acosh", [](double x) { return std::acosh(x); }, 1, 5},
+      {"atanh", [](double x) { return std::atanh(x); }, -0.95, 0.95},
   };
   uint32_t seed = 1;
   for (const UnaryCase& c : cases) {

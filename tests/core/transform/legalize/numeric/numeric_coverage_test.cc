@@ -17,7 +17,8 @@ namespace {
 
 const std::set<std::string> kNumericallyTested = {
     // elementwise_numeric_test.cc
-    "negative", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "floor", "ceil", "round", "sign", "add",
+    "negative", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf", "floor", "ceil", "round", "sign", "sin", "cos",
+    "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "add",
     "subtract", "multiply", "divide", "power", "maximum", "minimum", "mod", "fmod", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "where",
     "astype", "clip",
     // linalg_numeric_test.cc
