@@ -18,6 +18,21 @@
 //   tanh(x)                      hyperbolic tangent, float
 //   sigmoid(x)                   1 / (1 + e^-x), float
 //   erf(x)                       Gauss error function, float
+//   floor(x)                     largest integer <= x, float
+//   ceil(x)                      smallest integer >= x, float
+//   round(x)                     nearest integer, halves to even, float
+//   sign(x)                      -1, 0 or 1
+//   sin(x)                       sine, float
+//   cos(x)                       cosine, float
+//   tan(x)                       tangent, float
+//   asin(x)                      arcsine, float
+//   acos(x)                      arccosine, float
+//   atan(x)                      arctangent, float
+//   sinh(x)                      hyperbolic sine, float
+//   cosh(x)                      hyperbolic cosine, float
+//   asinh(x)                     inverse hyperbolic sine, float
+//   acosh(x)                     inverse hyperbolic cosine, float
+//   atanh(x)                     inverse hyperbolic tangent, float
 //   add(x1, x2)                  x1 + x2; NumPy broadcasting, both operands of one dtype
 //   subtract(x1, x2)             x1 - x2, broadcasting
 //   multiply(x1, x2)             x1 * x2, broadcasting
@@ -25,6 +40,8 @@
 //   power(x1, x2)                x1 ^ x2, broadcasting
 //   maximum(x1, x2)              elementwise max, broadcasting
 //   minimum(x1, x2)              elementwise min, broadcasting
+//   mod(x1, x2)                  x1 - floor(x1 / x2) * x2 (the divisor's sign), broadcasting
+//   fmod(x1, x2)                 x1 - trunc(x1 / x2) * x2 (the dividend's sign), broadcasting
 //   equal(x1, x2)                x1 == x2, broadcasting, bool result
 //   not_equal(x1, x2)            x1 != x2, broadcasting, bool result
 //   less(x1, x2)                 x1 < x2, broadcasting, bool result
