@@ -86,7 +86,8 @@ const char* const kPreferredLibraries[] = {"dnnl", nullptr};
 const rxt_backend_t kBackend = {
     sizeof(rxt_backend_t), "cpu",
     "Compiles portable kernels to native code for this CPU with LLVM (in memory, or ahead of time into a library).",
-    nullptr, &LoadKernel, &CallKernel, &FreeKernel, &EmitLibrary, kPreferredLibraries};
+    nullptr, &LoadKernel, &CallKernel, &FreeKernel, &EmitLibrary, kPreferredLibraries,
+    RXT_BACKEND_CONCURRENT_LOAD};  // the JIT compiles from several threads at once
 const rxt_backend_t* const kBackends[] = {&kBackend};
 
 const rxt_plugin_descriptor_t kDescriptor = {

@@ -58,7 +58,8 @@ RXT_AT(rxt_backend_t, call_kernel, 40);
 RXT_AT(rxt_backend_t, free_kernel, 48);
 RXT_AT(rxt_backend_t, emit_library, 56);
 RXT_AT(rxt_backend_t, preferred_libraries, 64);
-_Static_assert(sizeof(rxt_backend_t) == 72, "rxt_backend_t grew or shrank");
+RXT_AT(rxt_backend_t, flags, 72);
+_Static_assert(sizeof(rxt_backend_t) == 80, "rxt_backend_t grew or shrank");
 
 /* The vtable rxt_extern_t: struct_size, name, summary, state, then its functions. */
 RXT_AT(rxt_extern_t, struct_size, 0);

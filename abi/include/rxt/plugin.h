@@ -172,7 +172,15 @@ typedef struct rxt_backend_s {
    * for, in order of preference, NULL-terminated: {"dnnl", NULL}. NULL: none. Those that no
    * loaded plugin provides are skipped (with a note). */
   const char* const* preferred_libraries;
+
+  /* ---- Flags (appended in version 3: read only when struct_size covers it) ---- */
+  /* RXT_BACKEND_* bits; 0 for none. */
+  uint64_t flags;
 } rxt_backend_t;
+
+/* rxt_backend_t.flags: load_kernel may run on several threads at once (for different kernels),
+ * so the host compiles an executable's kernels in parallel when it loads them. */
+#define RXT_BACKEND_CONCURRENT_LOAD ((uint64_t)1)
 
 /* An external function, which IR calls with call_extern("name", ...): the same rxt_extern_fn_t a
  * program registers through rxt_extern_register (rxt/rxt.h), called with |state| as its

@@ -75,6 +75,10 @@ PluginKernelProvider::PluginKernelProvider(PluginItem item) : item_(std::move(it
   backend_ = &CheckedBackend(item_);
 }
 
+bool PluginKernelProvider::ConcurrentLoads() const {
+  return RXT_VTABLE_HAS(rxt_backend_t, backend_, flags) && (backend_->flags & RXT_BACKEND_CONCURRENT_LOAD) != 0;
+}
+
 std::unique_ptr<Kernel> PluginKernelProvider::Load(const KernelRecord& record) {
   void* handle = nullptr;
   rxt_status_t status = backend_->load_kernel(backend_->state, record.name.c_str(), record.portable.data(),

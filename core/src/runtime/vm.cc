@@ -8,7 +8,10 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdlib>
+#include <exception>
+#include <thread>
 
 #include <cstring>
 
@@ -94,6 +97,39 @@ std::shared_ptr<std::byte> AllocateArena(int64_t nbytes) {
                         "a VM arena");
 }
 
+/// The kernels of |records| loaded by |provider|: on several threads when it allows (compiling
+/// is most of a VM's start-up), each thread taking the next kernel not yet taken; the error of
+/// the first kernel (in order) that fails is thrown.
+std::vector<std::unique_ptr<Kernel>> LoadKernels(const std::vector<KernelRecord>& records, KernelProvider& provider) {
+  std::vector<std::unique_ptr<Kernel>> kernels(records.size());
+  const size_t threads = provider.ConcurrentLoads()
+                             ? std::min<size_t>(records.size(), std::max(1u, std::thread::hardware_concurrency()))
+                             : 1;
+  if (threads <= 1) {
+    for (size_t i = 0; i < records.size(); ++i) kernels[i] = provider.Load(records[i]);
+    return kernels;
+  }
+  std::vector<std::exception_ptr> errors(records.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < records.size(); i = next++) {
+      try {
+        kernels[i] = provider.Load(records[i]);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  for (const std::exception_ptr& error : errors) {
+    if (error) std::rethrow_exception(error);
+  }
+  return kernels;
+}
+
 }  // namespace
 
 VirtualMachine::VirtualMachine(Executable exec, KernelProvider& provider, const ExternRegistry& externs)
@@ -104,12 +140,10 @@ VirtualMachine::VirtualMachine(Executable exec, KernelProvider& provider, const 
           Quoted(provider.name()));
   }
   CheckPlannedMemory();
-  for (const KernelRecord& record : exec_.kernels) {
-    try {
-      kernels_.push_back(provider.Load(record));
-    } catch (const Error& e) {  // the backend's message names the kernel, not the file
-      throw Error(e.code(), StrCat(exec_.Label(), ": ", e.what()));
-    }
+  try {
+    kernels_ = LoadKernels(exec_.kernels, provider);
+  } catch (const Error& e) {  // the backend's message names the kernel, not the file
+    throw Error(e.code(), StrCat(exec_.Label(), ": ", e.what()));
   }
   for (const std::string& name : exec_.externs) {
     ExternFunction f = externs.Find(name);

@@ -1,9 +1,13 @@
 // The VM end to end: compile IR, run it on the reference interpreter, compare with plain C++.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
+#include <mutex>
 #include <random>
+#include <set>
 #include <sstream>
+#include <thread>
 
 #include "test_util/reference_provider.h"
 #include "rxt/exec/vm_compiler.h"
@@ -74,6 +78,50 @@ TEST_F(VMRun, MyModuleEqualsPlainCpp) {
   ExpectNear(y, mlp.expected);
   // A second call reuses the frame and gives the same result.
   EXPECT_TRUE(BitwiseEqual(vm.Invoke("main", mlp.args), y));
+}
+
+/// The reference provider, declared safe to load from several threads; it records the threads
+/// that load and can fail one kernel.
+class ConcurrentProvider : public testing::ReferenceKernelProvider {
+ public:
+  bool ConcurrentLoads() const override { return true; }
+  std::unique_ptr<Kernel> Load(const KernelRecord& record) override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      threads_.insert(std::this_thread::get_id());
+      order_.push_back(record.name);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // long enough for the others to start
+    if (record.name == fail_) Throw(ErrorCode::kDataLoss, "kernel '", record.name, "' is corrupt");
+    return ReferenceKernelProvider::Load(record);
+  }
+  std::mutex mutex_;
+  std::set<std::thread::id> threads_;
+  std::vector<std::string> order_;
+  std::string fail_;
+};
+
+TEST_F(VMRun, KernelsLoadInParallelWhereTheProviderAllows) {
+  Executable exec = CompileToExecutable(ParseModule(ReadExample("my_module.rxt")), {.backend = "reference"});
+  ASSERT_GE(exec.kernels.size(), 2u);
+  ConcurrentProvider provider;
+  VirtualMachine vm(exec, provider);
+  EXPECT_EQ(provider.order_.size(), exec.kernels.size());
+  if (std::thread::hardware_concurrency() > 1) {
+    EXPECT_GT(provider.threads_.size(), 1u);
+  }
+  Mlp mlp = MakeMlp(7);
+  ExpectNear(vm.Invoke("main", mlp.args), mlp.expected);  // each kernel in its place
+
+  ConcurrentProvider failing;
+  failing.fail_ = exec.kernels[1].name;
+  try {
+    VirtualMachine broken(exec, failing);
+    ADD_FAILURE() << "a kernel that fails to load is no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kDataLoss);
+    EXPECT_NE(std::string(e.what()).find("kernel '" + exec.kernels[1].name + "' is corrupt"), std::string::npos);
+  }
 }
 
 TEST_F(VMRun, SavedExecutableGivesIdenticalResults) {

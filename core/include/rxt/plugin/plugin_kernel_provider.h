@@ -27,6 +27,8 @@ class PluginKernelProvider : public KernelProvider {
   /// plugin cannot load the kernel. The kernel keeps the plugin loaded; calling it throws
   /// kInvalidArgument naming the backend and kernel if the plugin reports an error.
   std::unique_ptr<Kernel> Load(const KernelRecord& record) override;
+  /// The backend's RXT_BACKEND_CONCURRENT_LOAD flag.
+  bool ConcurrentLoads() const override;
 
   const PluginItem& item() const { return item_; }
 

@@ -31,6 +31,8 @@ class AotKernelProvider : public KernelProvider {
   /// Throws kFailedPrecondition if the record has no symbol, kNotFound if the library lacks
   /// it, kDataLoss if its portable code does not decode. The kernel keeps the library open.
   std::unique_ptr<Kernel> Load(const KernelRecord& record) override;
+  /// Looking symbols up in the library is safe from several threads.
+  bool ConcurrentLoads() const override { return true; }
 
   const std::string& path() const;
 

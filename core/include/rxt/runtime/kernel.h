@@ -37,6 +37,9 @@ class KernelProvider {
   virtual std::string name() const = 0;
   /// Throws rxt::Error naming the kernel if it cannot be loaded.
   virtual std::unique_ptr<Kernel> Load(const KernelRecord& record) = 0;
+  /// Whether Load may run on several threads at once (the VM then loads an executable's
+  /// kernels in parallel: compiling them is most of the time a VM takes to start).
+  virtual bool ConcurrentLoads() const { return false; }
 };
 
 }  // namespace rxt
