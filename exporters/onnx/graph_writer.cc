@@ -123,9 +123,7 @@ std::vector<std::string> GraphWriter::Tuple(rxt_ir_expr_t e) {
     return names;
   }
   if (ir->expr_kind(reader, e) != RXT_IR_VAR) throw ExportError("a tuple argument that is not a variable or tuple");
-  const Bound& b = Find(e, "tuple");
-  if (!b.tuple) return b.names;  // a tensor where a tuple of one is expected
-  return b.names;
+  return Find(e, "tuple").names;  // a tensor's one name where a tuple of one is expected
 }
 
 onnx::NodeProto& GraphWriter::Node(const std::string& op_type, const std::vector<std::string>& inputs,
