@@ -283,19 +283,31 @@ void Softmax(NodeContext& ctx) {
                          "axis=" + std::to_string(ctx.attr_int("axis", -1))));
 }
 
+/// Dropout. In a training import (the default) it drops at random, as PyTorch's train(): models
+/// exported in eval mode carry it without training_mode (as their BatchNormalization has
+/// training_mode 0), so neither the absence nor a false training_mode turns it off there;
+/// nn.dropout with a per-step seed, and @predict makes it the identity. In an import for
+/// inference it follows training_mode, and a true one with a non-zero ratio is refused (its
+/// masks are random). The mask output is bool.
 void Dropout(NodeContext& ctx) {
-  // At inference (no training_mode, or a false one) Dropout is the identity and its mask all true.
-  bool training = false;
-  if (ctx.has_input(2)) {
-    const Constant* mode = ctx.known(2);
-    if (mode == nullptr) ctx.unsupported("Dropout with a training_mode known only at run time");
-    training = mode->as_double(0) != 0;
-  }
-  if (training) {
-    const Constant* ratio = ctx.known(1);
-    if (ctx.has_input(1) && (ratio == nullptr || ratio->as_double(0) != 0)) ctx.unsupported("Dropout in training mode");
-  }
+  auto ratio_of = [&ctx]() {
+    const double ratio = ctx.has_input(1) ? ctx.required(1, "ratio").as_double(0) : 0.5;
+    if (!(ratio >= 0 && ratio < 1)) ctx.fail("ratio " + std::to_string(ratio) + " is outside [0, 1)");
+    return ratio;
+  };
   std::string x = ctx.expr(0);
+  const double ratio = ctx.options().training && ctx.options().dropout ? ratio_of() : 0.0;
+  if (ratio > 0) {
+    const std::string dt = ctx.dtype(0);
+    if (dt != "float32" && dt != "float64" && dt != "float16") ctx.unsupported("Dropout of " + dt + " in training");
+    std::string dropped = ctx.bind(Call("nn.dropout", {x, ctx.step_seed()}, "rate=" + NumberText(ratio, onnx::TensorProto::DOUBLE)));
+    ctx.set_output(0, dropped + "[0]");
+    if (ctx.has_output(1)) ctx.set_output(1, Call("astype", {dropped + "[1]"}, "dtype=bool"));
+    return;
+  }
+  bool training = false;
+  if (ctx.has_input(2)) training = ctx.required(2, "training_mode").as_double(0) != 0;
+  if (training && ratio_of() != 0) ctx.unsupported("Dropout in training mode in an import for inference");
   ctx.set_output(0, x);
   if (ctx.has_output(1)) ctx.set_output(1, Call("astype", {Call("ones_like", {x})}, "dtype=bool"));
 }
@@ -328,6 +340,36 @@ void SoftmaxCrossEntropyLoss(NodeContext& ctx) {
 
 }  // namespace
 
+/// LRN across channels: y = x / (bias + alpha / size * sum of x^2 over the window of channels
+/// [c - floor((size - 1) / 2), c + ceil((size - 1) / 2)])^beta, the window sum as the sum of
+/// |size| shifted slices of the squares padded with zeros along the channels.
+void LRN(NodeContext& ctx) {
+  const int64_t size = ctx.attr_int("size", 0);
+  if (size <= 0) ctx.fail("size must be positive");
+  std::vector<std::string> dims = DimTexts(ctx, 0);
+  if (dims.size() < 3) ctx.fail("the input must be at least 3-D (N, C, ...)");
+  if (!ctx.type(0).dims[1].is_static()) ctx.unsupported("LRN over channels that are not static");
+  const int64_t channels = ctx.type(0).dims[1].value;
+  const std::string dt = ctx.dtype(0);
+  std::string x = ctx.expr(0);
+  std::string squares = ctx.bind(Call("multiply", {x, x}));
+  std::vector<int64_t> widths(2 * dims.size(), 0);
+  widths[2] = (size - 1) / 2;
+  widths[3] = size / 2;  // ceil((size - 1) / 2)
+  std::string padded = ctx.bind(Call("pad", {squares}, "pad_width=" + IntList(widths) + ", pad_value=0"));
+  std::string window;
+  for (int64_t k = 0; k < size; ++k) {
+    std::string slice = ctx.bind(Call("strided_slice", {padded}, "axes=[1], begin=[" + std::to_string(k) + "], end=[" +
+                                                                      std::to_string(k + channels) + "], strides=[1]"));
+    window = window.empty() ? slice : ctx.bind(Call("add", {window, slice}));
+  }
+  const double alpha = ctx.attr_float("alpha", 1e-4f), beta = ctx.attr_float("beta", 0.75f), bias = ctx.attr_float("bias", 1.0f);
+  std::string scaled = ctx.bind(Call("multiply", {window, ctx.scalar_const(alpha / static_cast<double>(size), dt)}));
+  std::string base = ctx.bind(Call("add", {scaled, ctx.scalar_const(bias, dt)}));
+  std::string denominator = ctx.bind(Call("power", {base, ctx.scalar_const(beta, dt)}));
+  ctx.set_output(0, Call("divide", {x, denominator}));
+}
+
 void AddNNConverters(ConverterMap& map) {
   map["MatMul"] = &MatMul;
   map["Gemm"] = &Gemm;
@@ -345,6 +387,7 @@ void AddNNConverters(ConverterMap& map) {
   map["Softmax"] = &Softmax;
   map["LogSoftmax"] = &Softmax;
   map["Dropout"] = &Dropout;
+  map["LRN"] = &LRN;
   map["NegativeLogLikelihoodLoss"] = &NegativeLogLikelihoodLoss;
   map["SoftmaxCrossEntropyLoss"] = &SoftmaxCrossEntropyLoss;
 }

@@ -1,6 +1,7 @@
 // Shape ops: Reshape, Flatten, Transpose, Squeeze/Unsqueeze, Concat, Split, Slice, Gather,
 // Expand, Tile, Pad, ConstantOfShape. Shapes, axes and bounds must be known at import time
 // (folding computes most of them); shapes may hold symbolic dims.
+#include <algorithm>
 #include <limits>
 
 #include "convert_util.h"
@@ -142,20 +143,63 @@ void Tile(NodeContext& ctx) {
   ctx.set_output(0, Call("reshape", {wide, ShapeExpr(tiled)}));
 }
 
+/// The source index of each position of an axis of |n| padded by (|before|, |after|) in mode
+/// edge (the nearest end) or reflect (mirrored about the ends, which are not repeated, as
+/// NumPy's reflect); negative pads crop.
+std::vector<int64_t> PadIndices(NodeContext& ctx, const std::string& mode, int64_t n, int64_t before, int64_t after) {
+  const int64_t out = n + before + after;
+  if (out < 0) ctx.fail("pads crop more than the axis holds");
+  if (n == 0 && out > 0) ctx.fail("an empty axis cannot be padded in mode " + mode);
+  std::vector<int64_t> indices(out);
+  for (int64_t i = 0; i < out; ++i) {
+    int64_t src = i - before;
+    if (mode == "edge" || n == 1) {
+      src = std::clamp<int64_t>(src, 0, n - 1);
+    } else {
+      const int64_t period = 2 * (n - 1);  // reflect: the pattern 0 1 .. n-1 n-2 .. 1 repeats
+      src = ((src % period) + period) % period;
+      if (src >= n) src = period - src;
+    }
+    indices[i] = src;
+  }
+  return indices;
+}
+
 void Pad(NodeContext& ctx) {
   const std::string mode = ctx.attr_string("mode", "constant");
-  if (mode != "constant") ctx.unsupported("Pad in mode " + mode);
+  if (mode != "constant" && mode != "edge" && mode != "reflect") ctx.fail("unknown mode \"" + mode + "\"");
   std::vector<int64_t> pads = ctx.ints(1, "pads");
   const int rank = ctx.rank(0);
   if (pads.size() != static_cast<size_t>(2 * rank)) ctx.fail("pads has " + std::to_string(pads.size()) + " entries for rank " + std::to_string(rank));
+  std::string x = ctx.expr(0);
+  if (mode != "constant") {
+    for (int k = 0; k < rank; ++k) {
+      if (pads[k] == 0 && pads[rank + k] == 0) continue;
+      const Dim& dim = ctx.type(0).dims[k];
+      if (!dim.is_static()) ctx.unsupported("Pad in mode " + mode + " along a dim that is not static");
+      std::vector<int64_t> indices = PadIndices(ctx, mode, dim.value, pads[k], pads[rank + k]);
+      if (indices.size() > kMaxFoldedElements) ctx.unsupported("Pad in mode " + mode + " to an axis over 65536 elements");
+      const int64_t count = static_cast<int64_t>(indices.size());
+      x = ctx.bind(Call("take", {x, ctx.constant_expr(MakeIntConstant(std::move(indices), {count}))}, "axis=" + std::to_string(k)));
+    }
+    return ctx.set_output(0, x);
+  }
+  // Negative pads crop first (a slice), then the rest pads with the value.
   std::vector<int64_t> widths;
   for (int k = 0; k < rank; ++k) {
-    if (pads[k] < 0 || pads[rank + k] < 0) ctx.unsupported("Pad with negative pads (cropping)");
-    widths.push_back(pads[k]);
-    widths.push_back(pads[rank + k]);
+    if (pads[k] < 0 || pads[rank + k] < 0) {
+      const Dim& dim = ctx.type(0).dims[k];
+      if (!dim.is_static()) ctx.unsupported("Pad cropping a dim that is not static");
+      const int64_t begin = std::max<int64_t>(0, -pads[k]), end = dim.value - std::max<int64_t>(0, -pads[rank + k]);
+      if (end < begin) ctx.fail("pads crop more than axis " + std::to_string(k) + " holds");
+      x = ctx.bind(Call("strided_slice", {x}, "axes=[" + std::to_string(k) + "], begin=[" + std::to_string(begin) +
+                                                   "], end=[" + std::to_string(end) + "], strides=[1]"));
+    }
+    widths.push_back(std::max<int64_t>(0, pads[k]));
+    widths.push_back(std::max<int64_t>(0, pads[rank + k]));
   }
   double value = ctx.has_input(2) ? ctx.scalar(2, "constant_value") : 0.0;
-  ctx.set_output(0, Call("pad", {ctx.expr(0)}, "pad_width=" + IntList(widths) + ", pad_value=" + NumberText(value, onnx::TensorProto::DOUBLE)));
+  ctx.set_output(0, Call("pad", {x}, "pad_width=" + IntList(widths) + ", pad_value=" + NumberText(value, onnx::TensorProto::DOUBLE)));
 }
 
 /// DepthToSpace and SpaceToDepth on NCHW: a reshape, a transpose and a reshape.

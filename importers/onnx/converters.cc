@@ -10,6 +10,9 @@ const ConverterMap& Converters() {
     AddShapeConverters(m);
     AddReduceConverters(m);
     AddIndexConverters(m);
+    AddResizeConverters(m);
+    AddSignalConverters(m);
+    AddEinsumConverters(m);
     AddTrainingConverters(m);
     return m;
   }();

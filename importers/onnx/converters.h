@@ -19,6 +19,9 @@ void AddNNConverters(ConverterMap& map);           // convert_nn.cc
 void AddShapeConverters(ConverterMap& map);        // convert_shape.cc
 void AddReduceConverters(ConverterMap& map);       // convert_reduce.cc
 void AddIndexConverters(ConverterMap& map);        // convert_index.cc
+void AddResizeConverters(ConverterMap& map);       // convert_resize.cc
+void AddSignalConverters(ConverterMap& map);       // convert_signal.cc
+void AddEinsumConverters(ConverterMap& map);       // convert_einsum.cc
 void AddTrainingConverters(ConverterMap& map);     // convert_training.cc (domain ai.onnx.preview.training)
 
 /// Every converter, by ONNX op type: "Conv" in the default domain, "<domain>.<op>" in another.

@@ -292,6 +292,38 @@ std::vector<int64_t> ReshapeTarget(NodeContext& ctx, const std::vector<int64_t>&
   return shape;
 }
 
+/// Transpose of a known value (torch's Pad exports reverse and transpose its pads).
+bool FoldTranspose(NodeContext& ctx, const Constant& x) {
+  const int64_t rank = static_cast<int64_t>(x.shape.size());
+  std::vector<int64_t> perm = ctx.attr_ints("perm", {});
+  if (perm.empty()) {
+    for (int64_t k = rank - 1; k >= 0; --k) perm.push_back(k);
+  }
+  if (static_cast<int64_t>(perm.size()) != rank) ctx.fail("perm has " + std::to_string(perm.size()) + " axes for rank " + std::to_string(rank));
+  std::vector<bool> seen(rank, false);
+  for (int64_t a : perm) {
+    if (a < 0 || a >= rank || seen[a]) ctx.fail("perm is not a permutation of the axes");
+    seen[a] = true;
+  }
+  std::vector<int64_t> strides(rank, 1);
+  for (int64_t k = rank - 2; k >= 0; --k) strides[k] = strides[k + 1] * x.shape[k + 1];
+  Constant out;
+  out.dtype = x.dtype;
+  for (int64_t a : perm) out.shape.push_back(x.shape[a]);
+  const size_t count = x.size();
+  std::vector<int64_t> p(rank, 0);  // a position in the output
+  for (size_t flat = 0; flat < count; ++flat) {
+    size_t source = 0;
+    for (int64_t k = 0; k < rank; ++k) source += static_cast<size_t>(p[k] * strides[perm[k]]);
+    if (x.is_float()) out.floats.push_back(x.floats[source]);
+    else out.ints.push_back(x.ints[source]);
+    if (x.is_symbolic()) out.symbols.push_back(x.symbols[source]);
+    for (int64_t k = rank - 1; k >= 0 && ++p[k] == out.shape[k]; --k) p[k] = 0;
+  }
+  ctx.set_output_constant(0, std::move(out));
+  return true;
+}
+
 bool FoldCast(NodeContext& ctx, const Constant& c) {
   const int to = static_cast<int>(ctx.attr_int("to", 0));
   if (RxtDType(to) == nullptr) return false;
@@ -396,7 +428,7 @@ bool TryFold(NodeContext& ctx) {
   static const std::set<std::string> kFoldable = {
       "Identity", "Cast",     "Add",    "Sub",   "Mul",         "Div",            "Neg",     "Equal",
       "Less",     "Greater",  "LessOrEqual",     "GreaterOrEqual", "Where", "Not", "Gather",  "Concat",
-      "Unsqueeze", "Squeeze", "Slice",  "Reshape", "ConstantOfShape", "Range", "Abs", "Min", "Max", "Size"};
+      "Unsqueeze", "Squeeze", "Slice",  "Reshape", "ConstantOfShape", "Range", "Abs", "Min", "Max", "Size", "Transpose"};
   if (kFoldable.count(op) == 0) return false;
   std::vector<const Constant*> in;
   for (int i = 0; i < ctx.num_inputs(); ++i) {
@@ -456,6 +488,7 @@ bool TryFold(NodeContext& ctx) {
   if (op == "Gather") return in.size() == 2 && FoldGather(ctx, x, *in[1]);
   if (op == "Concat") return FoldConcat(ctx, in);
   if (op == "Slice") return FoldSlice(ctx, x);
+  if (op == "Transpose") return FoldTranspose(ctx, x);
   if (op == "ConstantOfShape") return FoldConstantOfShape(ctx, x);
   if (op == "Range") return in.size() == 3 && FoldRange(ctx, x, *in[1], *in[2]);
   if (op == "Unsqueeze" || op == "Squeeze" || op == "Reshape") {

@@ -121,9 +121,9 @@ ImportOptions ParseImportOptions(const std::string& text) {
     if (item.empty()) continue;
     const size_t eq = item.find('=');
     const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
-    if (key == "training") {
-      if (value != "true" && value != "false") throw ImportError("option training takes true or false, got '" + value + "'");
-      options.training = value == "true";
+    if (key == "training" || key == "dropout") {
+      if (value != "true" && value != "false") throw ImportError("option " + key + " takes true or false, got '" + value + "'");
+      (key == "training" ? options.training : options.dropout) = value == "true";
     } else if (key == "freeze") {
       try {
         std::regex check(value);
@@ -135,7 +135,7 @@ ImportOptions ParseImportOptions(const std::string& text) {
       options.bind.push_back(ParseBinding(value));
     } else {
       throw ImportError("unknown option '" + key +
-                        "' (the onnx importer takes: training=true|false, freeze=REGEX, bind=INPUT:V;V;...)");
+                        "' (the onnx importer takes: training=true|false, dropout=true|false, freeze=REGEX, bind=INPUT:V;V;...)");
     }
   }
   return options;
@@ -182,12 +182,18 @@ namespace {
 const Constant& RequiredConstant(const Constant* c, const NodeContext& ctx, int i,
                                  const std::string& what) {
   if (c == nullptr) {
-    ctx.unsupported(ctx.op() + " with a " + what + " computed at run time (input " + std::to_string(i) + ")");
+    ctx.unsupported(ctx.op() + " with a " + what + " computed at run time (input " + std::to_string(i) + " '" +
+                    ctx.node().input(i) + "')");
   }
   return *c;
 }
 
 }  // namespace
+
+const Constant& NodeContext::required(int i, const std::string& what) {
+  input(i);
+  return RequiredConstant(graph_.ConstantOf(graph_.Lookup(node_.input(i), where())), *this, i, what);
+}
 
 std::vector<int64_t> NodeContext::ints(int i, const std::string& what) {
   input(i);
@@ -280,6 +286,27 @@ void NodeContext::set_output(int k, const std::string& expr) {
   graph_.values_[name] = std::move(value);
 }
 
+void NodeContext::set_output_dims(int k, std::vector<Dim> dims) {
+  if (!has_output(k)) return;
+  TypeInfo& type = graph_.values_.at(node_.output(k)).type;
+  // A dim ONNX's inference made up (unk__N) names the same dim downstream (a Div, a Softmax of
+  // this output): each is replaced by the dim the converter knows, in every value still to come.
+  std::map<std::string, Dim> known;
+  if (type.has_shape && type.dims.size() == dims.size()) {
+    for (size_t d = 0; d < dims.size(); ++d) {
+      if (!type.dims[d].is_static() && type.dims[d].symbol.rfind("unk__", 0) == 0) known[type.dims[d].symbol] = dims[d];
+    }
+  }
+  type.has_shape = true;
+  type.dims = std::move(dims);
+  if (known.empty()) return;
+  for (auto& [name, inferred] : graph_.inferred_) {
+    for (Dim& d : inferred.dims) {
+      if (auto it = known.find(d.symbol); !d.is_static() && it != known.end()) d = it->second;
+    }
+  }
+}
+
 void NodeContext::set_output_constant(int k, Constant c) {
   if (!has_output(k)) return;
   Value value;
@@ -316,6 +343,30 @@ void NodeContext::update_state(const std::string& name, const std::string& expr)
   graph_.states_.push_back(name);
   const std::string local = bind(expr);
   graph_.state_updates_[name] = local;
+}
+
+std::string NodeContext::step_seed() {
+  GraphBuilder& g = graph_;
+  if (g.step_state_.empty()) {
+    std::string name = "rxt_step";
+    while (g.names_.count(name) != 0) name += "_";
+    g.names_.insert(name);
+    g.step_value_ = std::make_shared<onnx::TensorProto>();
+    g.step_value_->set_name(name);
+    g.step_value_->set_data_type(onnx::TensorProto::INT64);
+    g.step_value_->add_int64_data(0);
+    Value value;
+    value.expr = Local(name);
+    value.type.dtype = onnx::TensorProto::INT64;
+    value.type.has_shape = true;
+    value.initializer = g.step_value_.get();
+    g.values_[name] = value;
+    g.states_.push_back(name);
+    g.state_updates_[name] = bind("add(" + Local(name) + ", const(1, int64))");
+    g.step_state_ = name;
+  }
+  const std::string scaled = bind("multiply(" + Local(g.step_state_) + ", const(1048576, int64))");
+  return bind("add(" + scaled + ", const(" + std::to_string(g.seeds_taken_++) + ", int64))");
 }
 
 bool NodeContext::is_initializer(int i) const { return has_input(i) && input(i).is_param_candidate; }
@@ -567,6 +618,7 @@ ImportedGraph GraphBuilder::Build() {
     text << "}\n";
   }
   out.text = text.str();
+  out.step_value = step_value_;
   return out;
 }
 

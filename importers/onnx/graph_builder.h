@@ -11,6 +11,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -25,6 +26,9 @@ struct ImportOptions {
   /// Training mode (the default): BatchNormalization with initializer statistics uses batch
   /// statistics and returns its updated running statistics as states. false: inference only.
   bool training = true;
+  /// Dropout in a training import drops at random with a per-step seed (as PyTorch's train()).
+  /// false: Dropout is the identity in training too.
+  bool dropout = true;
   /// Initializers whose names match one of these (ECMAScript regular expressions, the whole
   /// name) stay constants: no parameters, no states (fine-tuning a head on a frozen body).
   std::vector<std::string> freeze;
@@ -69,6 +73,7 @@ struct Value {
 struct ImportedGraph {
   std::string text;
   std::vector<const onnx::TensorProto*> params;  // the parameters' and states' initial values, in order
+  std::shared_ptr<onnx::TensorProto> step_value;  // the step counter's initial value, when there is one
 };
 
 class GraphBuilder;
@@ -94,6 +99,9 @@ class NodeContext {
   /// Input i's value when known at import time, float initializers included: for inputs that
   /// configure the op (Clip's bounds, Dropout's ratio), not for operands that may be trained.
   const Constant* known(int i);
+  /// Input i's value, float initializers included, or an unsupported-node failure naming |what|
+  /// and the input ("... computed at run time (input 2 'scales')").
+  const Constant& required(int i, const std::string& what);
   /// Input i as static integers, or a failure naming |what| (e.g. "shape").
   std::vector<int64_t> ints(int i, const std::string& what);
   /// Input i as integers that may be symbolic (shape(n, 64) takes them), as prim expressions.
@@ -121,6 +129,9 @@ class NodeContext {
   // ---- Results
   /// Binds output k to |expr| (a local named after the ONNX value).
   void set_output(int k, const std::string& expr);
+  /// Output k's dims as the converter knows them, where ONNX's inference made one up (unk__N:
+  /// Resize of a symbolic batch by a scale of 1).
+  void set_output_dims(int k, std::vector<Dim> dims);
   /// Output k is known at import time: no binding until some op uses it as a tensor.
   void set_output_constant(int k, Constant value);
   /// Binds |expr| to a fresh local and returns it (for lowerings of several steps).
@@ -129,6 +140,10 @@ class NodeContext {
   std::string constant_expr(const Constant& value);
   /// A 0-d constant of input i's dtype: "const(0.5, float32)".
   std::string scalar_const(double value, const std::string& dtype) const;
+  /// A fresh int64 seed for a random op of this step (Dropout in training): the backbone gets a
+  /// step-counter state (rxt_step, starting at 0, plus one per update) on first use, and each
+  /// use takes step * 2^20 + its index, so that every op of every step draws another mask.
+  std::string step_seed();
   /// Records that |name| (an initializer used as running statistics) is a state, updated to |expr|.
   /// Only for inputs that are trainable initializers (is_initializer).
   void update_state(const std::string& name, const std::string& expr);
@@ -190,6 +205,9 @@ class GraphBuilder {
   std::vector<std::string> states_;                  // initializer names, in order of first use
   std::map<std::string, std::string> state_updates_;  // state -> its updated value
   std::vector<std::string> metadata_;                // entries of the metadata section
+  std::string step_state_;                           // the step counter's name, once used
+  std::shared_ptr<onnx::TensorProto> step_value_;    // its initial value (0)
+  int seeds_taken_ = 0;
 };
 
 /// The local of an ONNX name: %name, quoted unless it is [A-Za-z0-9_]+.

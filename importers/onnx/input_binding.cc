@@ -34,6 +34,7 @@ onnx::TensorProto ValueOf(const onnx::ValueInfoProto& input, const std::vector<d
       case onnx::TensorProto::DOUBLE: t.add_double_data(v); break;
       case onnx::TensorProto::INT32: t.add_int32_data(static_cast<int32_t>(v)); break;
       case onnx::TensorProto::INT64: t.add_int64_data(static_cast<int64_t>(v)); break;
+      case onnx::TensorProto::BOOL: t.add_int32_data(v != 0); break;
       default: throw ImportError("option bind: input '" + input.name() + "' is of an element type bind does not take");
     }
   }

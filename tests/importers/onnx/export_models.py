@@ -43,11 +43,49 @@ class Encoder(nn.Module):
         return self.head(self.layer(x).mean(dim=1))
 
 
+class Resample(nn.Module):
+    """Ops the importer lowers to others: Resize (bilinear with and without align_corners,
+    nearest, bicubic, down to a size) and Pad in modes reflect and edge, after a convolution so
+    that their gradients reach a parameter."""
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 3, 3, padding=1)
+        self.head = nn.Linear(3 * (256 + 35 + 256 + 144 + 121 + 120), 10)
+
+    def forward(self, x):
+        y = self.conv(x)
+        F = nn.functional
+        parts = [F.interpolate(y, scale_factor=2.0, mode="bilinear", align_corners=False),
+                 F.interpolate(y, size=(5, 7), mode="bilinear", align_corners=True),
+                 F.interpolate(y, scale_factor=2.0, mode="nearest"),
+                 F.interpolate(y, scale_factor=1.5, mode="bicubic", align_corners=False),
+                 F.pad(y, (1, 2, 2, 1), mode="reflect"),
+                 F.pad(y, (2, 0, 1, 3), mode="replicate")]
+        return self.head(torch.cat([torch.flatten(p, 1) for p in parts], 1))
+
+
+class EinsumAttention(nn.Module):
+    """Attention written with torch.einsum (ONNX Einsum: batched products and a sum)."""
+    def __init__(self):
+        super().__init__()
+        self.q, self.k, self.v = nn.Linear(16, 16), nn.Linear(16, 16), nn.Linear(16, 16)
+        self.head = nn.Linear(16 * 6 + 16, 10)
+
+    def forward(self, x):
+        q, k, v = self.q(x), self.k(x), self.v(x)
+        scores = torch.softmax(torch.einsum("bqd,bkd->bqk", q, k) / 4.0, dim=-1)
+        mixed = torch.einsum("bqk,bkd->bqd", scores, v)
+        pooled = torch.einsum("bsd->bd", mixed * x)
+        return self.head(torch.cat([torch.flatten(mixed, 1), pooled], 1))
+
+
 MODELS = {
     "lenet": (LeNet5, (1, 28, 28)),
     "resnet18": (lambda: torchvision.models.resnet18(num_classes=10), (3, 32, 32)),
     "mobilenet_v2": (lambda: torchvision.models.mobilenet_v2(num_classes=10), (3, 32, 32)),
     "encoder": (Encoder, (32, 64)),
+    "resample": (Resample, (2, 8, 8)),
+    "einsum_attention": (EinsumAttention, (6, 16)),
 }
 
 

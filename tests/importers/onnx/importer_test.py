@@ -176,8 +176,8 @@ class Refusals(unittest.TestCase):
     def test_an_unknown_option(self):
         path = save(model([helper.make_node("Relu", ["x"], ["y"])], [tensor("x", [2])], [tensor("y", [2])]), "opt")
         result, _ = import_model(path, "--options", "trainnig=false")
-        self.assertIn("unknown option 'trainnig' (the onnx importer takes: training=true|false, freeze=REGEX, "
-                      "bind=INPUT:V;V;...)", result.stderr)
+        self.assertIn("unknown option 'trainnig' (the onnx importer takes: training=true|false, dropout=true|false, "
+                      "freeze=REGEX, bind=INPUT:V;V;...)", result.stderr)
         result, _ = import_model(path, "--options", "training=maybe")
         self.assertIn("option training takes true or false, got 'maybe'", result.stderr)
 
@@ -288,6 +288,30 @@ class Backbones(unittest.TestCase):
         self.assertIn(f"backbone: no --input for parameter 'w' (parameters: x, w); {other} has no tensor of that name",
                       ran.stderr)
 
+    def test_dropout_drops_in_training_with_a_step_counter(self):
+        ratio = helper.make_tensor("ratio", TensorProto.FLOAT, [], [0.5])
+        nodes = [helper.make_node("Dropout", ["x", "ratio"], ["y", "mask"])]
+        m = model(nodes, [tensor("x", [1000])], [tensor("y", [1000]), tensor("mask", [1000], TensorProto.BOOL)], [ratio])
+        path = save(m, "dropout")
+        result, module = import_model(path)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        text = read(module)
+        self.assertIn("state_num = 1", text)
+        self.assertIn("nn.dropout(", text)
+        self.assertEqual(load_safetensors(module[:-4] + ".safetensors")["rxt_step"].tolist(), 0)
+        out = build_and_run(module, {"x": np.ones(1000, dtype=np.float32)}, "dropout")
+        y, mask, step = (np.load(out + f"{k}.npy") for k in range(3))
+        self.assertEqual(set(np.unique(y).tolist()), {0.0, 2.0})  # kept ones scaled by 1 / (1 - 0.5)
+        np.testing.assert_array_equal(mask, y != 0)
+        self.assertTrue(400 < np.count_nonzero(y) < 600, np.count_nonzero(y))
+        self.assertEqual(step.tolist(), 1)  # the updated step counter, a state
+        # dropout=false, or an import for inference: the identity, no state.
+        for options in ("dropout=false", "training=false"):
+            result, module = import_model(path, "--options", options)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertNotIn("nn.dropout", read(module))
+            self.assertIn("state_num = 0", read(module))
+
     def test_frozen_initializers_are_constants(self):
         # Fine-tuning the head: batch norm's statistics and the first layer frozen.
         m, inits = batch_norm_model()
@@ -310,7 +334,7 @@ class Backbones(unittest.TestCase):
         m = model(nodes, [tensor("x", [2, 3]), tensor("axes", [1], TensorProto.INT64)], [tensor("y", [2])])
         path = save(m, "bind")
         result, _ = import_model(path)
-        self.assertIn("ReduceSum with a axes computed at run time (input 1)", result.stderr)
+        self.assertIn("ReduceSum with a axes computed at run time (input 1 'axes')", result.stderr)
         result, module = import_model(path, "--options", "bind=axes:1")
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertNotIn("%axes", read(module))
@@ -333,6 +357,103 @@ class Backbones(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("expand_dims(%x, axis=[0])", read(module))
 
+
+
+def const(name, values, dtype=TensorProto.FLOAT, dims=None):
+    values = np.asarray(values)
+    return helper.make_tensor(name, dtype, list(values.shape) if dims is None else dims, values.flatten().tolist())
+
+
+class Lowerings(unittest.TestCase):
+    """Ops the importer writes as other ops (Resize, Pad modes, Einsum, the scatters...): what
+    they refuse, and that a symbolic batch goes through them."""
+
+    def test_resize_keeps_a_symbolic_batch_and_matches_numpy(self):
+        scales = const("scales", [1.0, 1.0, 2.0, 1.5])
+        nodes = [helper.make_node("Resize", ["x", "", "scales"], ["y"], mode="nearest", coordinate_transformation_mode="asymmetric",
+                                  nearest_mode="floor")]
+        m = model(nodes, [tensor("x", ["n", 1, 2, 2])], [tensor("y", ["n", 1, 4, 3])], [scales])
+        result, module = import_model(save(m, "resize_batch"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("Tensor((n, 1, 2, 2), float32)", read(module))
+        x = np.arange(12, dtype=np.float32).reshape(3, 1, 2, 2)
+        out = np.load(build_and_run(module, {"x": x}, "resize_batch") + "0.npy")
+        # asymmetric + floor: source index floor(i / scale).
+        want = x[:, :, [0, 0, 1, 1], :][:, :, :, [0, 0, 1]]
+        np.testing.assert_array_equal(out, want)
+
+    def test_resize_refusals_name_the_problem(self):
+        cases = [
+            ("scales_run_time", [helper.make_node("Resize", ["x", "", "s"], ["y"])], [tensor("x", [1, 1, 2, 2]), tensor("s", [4])],
+             [], "Resize with a scales computed at run time (input 2 's')", [1, 1, "h", "w"]),
+            ("scales_count", [helper.make_node("Resize", ["x", "", "s"], ["y"])], [tensor("x", [1, 1, 2, 2])],
+             [const("s", [1.0, 2.0])], "Number of elements of input 'scales' must be same as rank of input 'X'", [1, 1, "h", "w"]),
+            ("symbolic_resized", [helper.make_node("Resize", ["x", "", "s"], ["y"])], [tensor("x", ["n", 2])],
+             [const("s", [2.0, 1.0])], "Resize of a dim that is not static (axis 0)", ["m", 2]),
+        ]
+        for name, nodes, inputs, inits, message, out_shape in cases:
+            with self.subTest(name):
+                m = model(nodes, inputs, [tensor("y", out_shape)], inits)
+                result, _ = import_model(save(m, name, check=False))
+                self.assertEqual(result.returncode, 1)
+                self.assertIn(message, result.stderr)
+
+    def test_pad_reflect_and_edge_match_numpy(self):
+        pads = const("pads", [0, 1, 0, 2], TensorProto.INT64)
+        for mode, numpy_mode in (("reflect", "reflect"), ("edge", "edge")):
+            with self.subTest(mode):
+                nodes = [helper.make_node("Pad", ["x", "pads"], ["y"], mode=mode)]
+                m = model(nodes, [tensor("x", ["n", 3])], [tensor("y", ["n", 6])], [pads])
+                result, module = import_model(save(m, "pad_" + mode))
+                self.assertEqual(result.returncode, 0, result.stderr)
+                x = np.arange(6, dtype=np.float32).reshape(2, 3)
+                out = np.load(build_and_run(module, {"x": x}, "pad_" + mode) + "0.npy")
+                np.testing.assert_array_equal(out, np.pad(x, ((0, 0), (1, 2)), mode=numpy_mode))
+
+    def test_einsum_matches_numpy_and_refuses_bad_equations(self):
+        nodes = [helper.make_node("Einsum", ["a", "b"], ["y"], equation="...ij,...jk->...ik")]
+        m = model(nodes, [tensor("a", [2, 3, 4]), tensor("b", [1, 4, 5])], [tensor("y", [2, 3, 5])])
+        result, module = import_model(save(m, "einsum_broadcast"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        rng = np.random.default_rng(0)
+        a, b = rng.standard_normal((2, 3, 4)).astype(np.float32), rng.standard_normal((1, 4, 5)).astype(np.float32)
+        out = np.load(build_and_run(module, {"a": a, "b": b}, "einsum_broadcast") + "0.npy")
+        np.testing.assert_allclose(out, np.einsum("...ij,...jk->...ik", a, b), rtol=1e-5, atol=1e-6)
+        for name, equation, message in (("einsum_terms", "ij->i", "Number of input tensors does not match the operands"),
+                                        ("einsum_rank", "ijk,jk->i", "Rank of input 0 does not match the equation indices"),
+                                        ("einsum_symbol", "i1,ij->j", "invalid subscript '1' in the equation")):
+            with self.subTest(name):
+                nodes = [helper.make_node("Einsum", ["a", "b"], ["y"], equation=equation)]
+                m = model(nodes, [tensor("a", [2, 2]), tensor("b", [2, 2])], [tensor("y", ["k"])])
+                result, _ = import_model(save(m, name, check=False))
+                self.assertEqual(result.returncode, 1)
+                self.assertIn(message, result.stderr)
+
+    def test_scatter_and_gather_nd_index_checks(self):
+        cases = [
+            ("scatter_range", helper.make_node("ScatterElements", ["x", "i", "u"], ["y"], axis=1),
+             [tensor("x", [2, 3]), tensor("u", [2, 1])], [const("i", [[3], [0]], TensorProto.INT64)], "index 3 is out of range"),
+            ("scatter_run_time", helper.make_node("ScatterElements", ["x", "i", "u"], ["y"]),
+             [tensor("x", [2, 3]), tensor("i", [2, 1], TensorProto.INT64), tensor("u", [2, 1])], [],
+             "ScatterElements with a indices computed at run time (input 1 'i')"),
+            ("scatternd_reduction", helper.make_node("ScatterND", ["x", "i", "u"], ["y"], reduction="max"),
+             [tensor("x", [2, 3]), tensor("u", [1, 3])], [const("i", [[1]], TensorProto.INT64)], "ScatterND with reduction max"),
+            ("compress_long", helper.make_node("Compress", ["x", "c"], ["y"], axis=0),
+             [tensor("x", [2, 3])], [const("c", [1, 0, 1], TensorProto.BOOL)], "the condition is longer than the axis"),
+        ]
+        for name, node, inputs, inits, message in cases:
+            with self.subTest(name):
+                result, _ = import_model(save(model([node], inputs, [tensor("y", ["a", "b"])], inits), name, check=False))
+                self.assertEqual(result.returncode, 1)
+                self.assertIn(message, result.stderr)
+        # GatherND with indices given at run time, negative ones included.
+        nodes = [helper.make_node("GatherND", ["x", "i"], ["y"])]
+        m = model(nodes, [tensor("x", [3, 4]), tensor("i", [2, 2], TensorProto.INT64)], [tensor("y", [2])])
+        result, module = import_model(save(m, "gathernd"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        x = np.arange(12, dtype=np.float32).reshape(3, 4)
+        out = np.load(build_and_run(module, {"x": x, "i": np.array([[2, 1], [-1, -4]], dtype=np.int64)}, "gathernd") + "0.npy")
+        np.testing.assert_array_equal(out, [x[2, 1], x[2, 0]])
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

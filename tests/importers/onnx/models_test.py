@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Real models through the onnx importer, against PyTorch: the fixtures of export_models.py
-(LeNet-5, a transformer encoder, torchvision resnet18 and mobilenet_v2), exported in eval mode.
+(LeNet-5, a transformer encoder, torchvision resnet18 and mobilenet_v2, and two small models of
+ops the importer lowers to others: Resize and Pad modes, Einsum), exported in eval mode.
 
 - forward: imported for inference (--options training=false), built and run, the logits equal
   PyTorch's eval forward within 1e-5 (relative to the largest logit);
@@ -30,7 +31,8 @@ os.makedirs(WORK, exist_ok=True)
 # Batch statistics over few values are ill-conditioned (at batch 2 and 32x32, resnet18's last
 # BatchNorms normalize 2 values each, and PyTorch's own float32 gradients are 17% off float64):
 # the BatchNorm models run at batch 8 on 64x64 inputs.
-SHAPES = {"lenet": (2, 1, 28, 28), "encoder": (2, 32, 64), "resnet18": (8, 3, 64, 64), "mobilenet_v2": (8, 3, 64, 64)}
+SHAPES = {"lenet": (2, 1, 28, 28), "encoder": (2, 32, 64), "resnet18": (8, 3, 64, 64), "mobilenet_v2": (8, 3, 64, 64),
+          "resample": (2, 2, 8, 8), "einsum_attention": (2, 6, 16)}
 GRADIENT_IN_FLOAT64 = {"mobilenet_v2"}
 
 
@@ -60,7 +62,8 @@ def check_forward(name, onnx_path, x):
 
 def check_gradients(name, onnx_path, x, targets):
     module = os.path.join(WORK, os.path.basename(onnx_path)[:-5] + ".rxt")
-    rxt("import", onnx_path, "-o", module)
+    # PyTorch's reference runs Dropout as in eval() (its masks are its own): so does the import.
+    rxt("import", onnx_path, "-o", module, "--options", "dropout=false")
     reference = export_models.make(name).double().train()
     params = [n for n, _ in reference.named_parameters()]
     grads_list = ", ".join(f'"{n}"' for n in params)

@@ -6,15 +6,17 @@ with the expected outputs at ONNX's tolerances (rtol 1e-3, atol 1e-7).
   run_node_cases.py [--report FILE.md] [--round-trip EXPORT_PLUGIN [--ort]] RXT PLUGIN DATA_DIR WORK_DIR CASE...
 
 Prints one line per case (passed / passed, inputs bound / wrong / unsupported / failed to
-import / not exported / error) and exits 1 unless every case passed. A case whose integer inputs
-rxt needs at compile time (a ReduceSum's axes, a Trilu's k...) is imported once per data set
-with them bound to that set's values (the importer's bind=INPUT:VALUES option): "passed,
-inputs bound". --round-trip runs each case through the exporter
+import / not exported / error) and exits 1 unless every case passed. A case whose inputs rxt
+needs at compile time (a ReduceSum's axes, a Trilu's k, a Resize's scales...) is imported once
+per data set with them bound to that set's values (the importer's bind=INPUT:VALUES option):
+"passed, inputs bound". Bound are the integer inputs and those the importer names in its
+refusal ("computed at run time (input 2 'scales')"). --round-trip runs each case through the exporter
 too: imported, exported to ONNX (rxt export, EXPORT_PLUGIN), the export imported again, and that
 is what runs. --ort also runs each export with ONNX Runtime (tests/exporters/onnx/ort.py) and
 compares it with the expected outputs the same way ("wrong in ORT", "ORT error"). --report writes the totals and a table per op (each case counts for
 every op its model uses) in Markdown. Needs /usr/bin/python3 with python3-onnx and python3-numpy."""
 import os
+import re
 import subprocess
 import sys
 
@@ -153,10 +155,20 @@ def run_case(case, out_dir, options, sets, bound=()):
     return None
 
 
-# Inputs rxt needs at compile time (a ReduceSum's axes, a Reshape's shape) that a case gives at
-# run time: the importer's bind=INPUT:VALUES option makes them constants, one import per data set.
+# Inputs rxt needs at compile time (a ReduceSum's axes, a Reshape's shape, a Resize's scales)
+# that a case gives at run time: the importer's bind=INPUT:VALUES option makes them constants,
+# one import per data set. The integer inputs are bound, and any other input the importer names
+# in its refusal ("... computed at run time (input 2 'scales')").
 RUN_TIME_INPUT = ("computed at run time", "known only at run time")
 INTEGER_TYPES = (TensorProto.INT32, TensorProto.INT64)
+NAMED_INPUT = re.compile(r"computed at run time \(input \d+ '([^']+)'\)")
+
+
+def bind_options(bound):
+    def number(v):
+        return str(int(v)) if float(v).is_integer() else repr(float(v))
+    return "training=false" + "".join(
+        f", bind={name}:" + ";".join(number(v) for v in value.flatten()) for name, value in bound.items())
 
 
 def check(case):
@@ -171,12 +183,16 @@ def check(case):
         return failure
     types = dict(graph_inputs(case_dir))
     for set_dir in data_sets(case_dir):
-        bound = {name: value for name, value in set_inputs(case_dir, set_dir) if types.get(name) in INTEGER_TYPES}
-        if not bound:
-            return failure
-        options = "training=false" + "".join(
-            f", bind={name}:" + ";".join(str(int(v)) for v in value.flatten()) for name, value in bound.items())
-        bound_failure = run_case(case, out_dir, options, [set_dir], bound)
+        values = dict(set_inputs(case_dir, set_dir))
+        names = {name for name in values if types.get(name) in INTEGER_TYPES}
+        while True:
+            bound = {name: values[name] for name in names}
+            bound_failure = run_case(case, out_dir, bind_options(bound), [set_dir], bound) if bound else failure
+            named = NAMED_INPUT.findall(bound_failure[1]) if bound_failure else []
+            more = {name for name in named if name in values} - names
+            if not more:
+                break
+            names |= more
         if bound_failure is not None:
             return bound_failure
     return "passed, inputs bound", ""
