@@ -1,5 +1,6 @@
 // Neural-network ops: MatMul, Gemm, convolutions, pooling, normalizations, softmax, Dropout,
-// the losses. 1-D convolution and pooling run as 2-D ones over a height of 1.
+// the losses. 1-D convolution and pooling run as 2-D ones over a height of 1; 3-D ones as
+// 2-D ones per depth tap (convert_volume.cc).
 #include <limits>
 
 #include "convert_util.h"
@@ -34,35 +35,13 @@ struct Window {
   std::vector<int64_t> pads;          // 4 ints: top, left, bottom, right
 };
 
-/// The window of |ctx|'s node: |kernel| are the spatial kernel dims (from the weight or
-/// kernel_shape); auto_pad SAME_* needs static input dims.
-Window WindowOf(NodeContext& ctx, std::vector<int64_t> kernel) {
-  const int spatial = static_cast<int>(kernel.size());
+/// The window of |ctx|'s node over 1 or 2 spatial dims, as a 2-D one.
+Window WindowOf(NodeContext& ctx, std::vector<int64_t> kernel_dims) {
+  const int spatial = static_cast<int>(kernel_dims.size());
   if (spatial != 1 && spatial != 2) ctx.unsupported(ctx.op() + " over " + std::to_string(spatial) + " spatial dims");
+  auto [kernel, strides, dilations, pads] = NdWindowOf(ctx, kernel_dims);
   Window w;
   w.spatial = spatial;
-  std::vector<int64_t> strides = ctx.attr_ints("strides", std::vector<int64_t>(spatial, 1));
-  std::vector<int64_t> dilations = ctx.attr_ints("dilations", std::vector<int64_t>(spatial, 1));
-  std::vector<int64_t> pads = ctx.attr_ints("pads", std::vector<int64_t>(2 * spatial, 0));
-  if (strides.size() != size_t(spatial) || dilations.size() != size_t(spatial) || pads.size() != size_t(2 * spatial)) {
-    ctx.fail("strides, dilations or pads do not match the " + std::to_string(spatial) + " spatial dims");
-  }
-  const std::string auto_pad = ctx.attr_string("auto_pad", "NOTSET");
-  if (auto_pad == "VALID") {
-    pads.assign(2 * spatial, 0);
-  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-    const TypeInfo& x = ctx.type(0);
-    for (int k = 0; k < spatial; ++k) {
-      const Dim& in = x.has_shape && x.rank() == spatial + 2 ? x.dims[2 + k] : Dim{};
-      if (!in.is_static()) ctx.unsupported(ctx.op() + " with auto_pad " + auto_pad + " on non-static spatial dims");
-      const int64_t out = (in.value + strides[k] - 1) / strides[k];
-      const int64_t total = std::max<int64_t>((out - 1) * strides[k] + (kernel[k] - 1) * dilations[k] + 1 - in.value, 0);
-      pads[k] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
-      pads[spatial + k] = total - pads[k];
-    }
-  } else if (auto_pad != "NOTSET") {
-    ctx.fail("auto_pad '" + auto_pad + "' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
-  }
   if (spatial == 1) {
     w.kernel = {1, kernel[0]};
     w.strides = {1, strides[0]};
@@ -109,7 +88,9 @@ std::string WindowAttrs(const Window& w) {
 }
 
 void Conv(NodeContext& ctx) {
-  Window w = WindowOf(ctx, ctx.has_attr("kernel_shape") ? ctx.attr_ints("kernel_shape", {}) : KernelDims(ctx, 1));
+  const std::vector<int64_t> kernel = ctx.has_attr("kernel_shape") ? ctx.attr_ints("kernel_shape", {}) : KernelDims(ctx, 1);
+  if (ConvertVolume(ctx, kernel)) return;
+  Window w = WindowOf(ctx, kernel);
   std::string x = As2D(ctx, w, ctx.expr(0)), weight = As2D(ctx, w, ctx.expr(1));
   std::string y = Call("nn.conv2d", {x, weight},
                        WindowAttrs(w) + ", groups=" + std::to_string(ctx.attr_int("group", 1)));
@@ -165,6 +146,7 @@ void ConvTranspose(NodeContext& ctx) {
 void Pool(NodeContext& ctx, const std::string& op) {
   if (ctx.has_output(1)) ctx.unsupported(ctx.op() + " with the Indices output");
   if (ctx.attr_int("storage_order", 0) != 0) ctx.unsupported(ctx.op() + " with storage_order 1");
+  if (ConvertVolume(ctx, ctx.attr_ints("kernel_shape", {}))) return;
   Window w = WindowOf(ctx, ctx.attr_ints("kernel_shape", {}));
   std::string attrs = "pool_size=" + IntList(w.kernel) + ", " + WindowAttrs(w) +
                       ", ceil_mode=" + (ctx.attr_int("ceil_mode", 0) != 0 ? "true" : "false");

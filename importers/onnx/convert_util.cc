@@ -100,4 +100,32 @@ std::string PrimLiteral(double value, const std::string& dtype) {
   return "prim(" + std::to_string(value) + ")";
 }
 
+NdWindow NdWindowOf(NodeContext& ctx, std::vector<int64_t> kernel) {
+  const int spatial = static_cast<int>(kernel.size());
+  std::vector<int64_t> strides = ctx.attr_ints("strides", std::vector<int64_t>(spatial, 1));
+  std::vector<int64_t> dilations = ctx.attr_ints("dilations", std::vector<int64_t>(spatial, 1));
+  std::vector<int64_t> pads = ctx.attr_ints("pads", std::vector<int64_t>(2 * spatial, 0));
+  if (strides.size() != size_t(spatial) || dilations.size() != size_t(spatial) || pads.size() != size_t(2 * spatial)) {
+    ctx.fail("strides, dilations or pads do not match the " + std::to_string(spatial) + " spatial dims");
+  }
+  const std::string auto_pad = ctx.attr_string("auto_pad", "NOTSET");
+  if (auto_pad == "VALID") {
+    pads.assign(2 * spatial, 0);
+  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    const TypeInfo& x = ctx.type(0);
+    for (int k = 0; k < spatial; ++k) {
+      const Dim& in = x.has_shape && x.rank() == spatial + 2 ? x.dims[2 + k] : Dim{};
+      if (!in.is_static()) ctx.unsupported(ctx.op() + " with auto_pad " + auto_pad + " on non-static spatial dims");
+      const int64_t out = (in.value + strides[k] - 1) / strides[k];
+      const int64_t total = std::max<int64_t>((out - 1) * strides[k] + (kernel[k] - 1) * dilations[k] + 1 - in.value, 0);
+      pads[k] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      pads[spatial + k] = total - pads[k];
+    }
+  } else if (auto_pad != "NOTSET") {
+    ctx.fail("auto_pad '" + auto_pad + "' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
+  }
+  return {kernel, strides, dilations, pads};
+}
+
+
 }  // namespace rxt::import_onnx

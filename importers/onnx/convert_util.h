@@ -43,6 +43,16 @@ SliceSpec ReadSlice(NodeContext& ctx, int64_t rank);
 /// positive step keeps them in [0, dim], a negative one in [-1, dim - 1] (-1: before index 0).
 std::pair<int64_t, int64_t> ClampSlice(int64_t start, int64_t end, int64_t step, int64_t dim);
 
+/// A window over any number of spatial dims, as ONNX gives it (pads: all begins, then all ends).
+struct NdWindow {
+  std::vector<int64_t> kernel, strides, dilations, pads;
+};
+
+/// The window of a convolution or pooling node: |kernel| are the spatial kernel dims (from the
+/// weight or kernel_shape); strides, dilations and pads from the attributes, auto_pad SAME_*
+/// resolved (it needs static input dims).
+NdWindow NdWindowOf(NodeContext& ctx, std::vector<int64_t> kernel);
+
 /// A Prim literal of |dtype|: "prim(1f32)".
 std::string PrimLiteral(double value, const std::string& dtype);
 

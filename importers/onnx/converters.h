@@ -24,6 +24,10 @@ void AddSignalConverters(ConverterMap& map);       // convert_signal.cc
 void AddEinsumConverters(ConverterMap& map);       // convert_einsum.cc
 void AddTrainingConverters(ConverterMap& map);     // convert_training.cc (domain ai.onnx.preview.training)
 
+/// Conv, MaxPool and AveragePool over 3 spatial dims (|kernel| has 3 dims) as 2-D ones per depth
+/// tap (convert_volume.cc); false for other ranks.
+bool ConvertVolume(NodeContext& ctx, const std::vector<int64_t>& kernel);
+
 /// Every converter, by ONNX op type: "Conv" in the default domain, "<domain>.<op>" in another.
 const ConverterMap& Converters();
 

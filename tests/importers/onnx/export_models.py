@@ -79,6 +79,20 @@ class EinsumAttention(nn.Module):
         return self.head(torch.cat([torch.flatten(mixed, 1), pooled], 1))
 
 
+class Volume(nn.Module):
+    """3-D convolution and pooling (the importer runs them as 2-D ones per depth tap)."""
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv3d(2, 4, 3, stride=(2, 1, 1), padding=1)
+        self.max = nn.MaxPool3d(2, stride=2)
+        self.avg = nn.AvgPool3d(3, stride=1, padding=1, count_include_pad=False)
+        self.head = nn.Linear(4 * 1 * 4 * 4 + 4 * 3 * 8 * 8, 10)
+
+    def forward(self, x):
+        y = torch.relu(self.conv(x))
+        return self.head(torch.cat([torch.flatten(self.max(y), 1), torch.flatten(self.avg(y), 1)], 1))
+
+
 MODELS = {
     "lenet": (LeNet5, (1, 28, 28)),
     "resnet18": (lambda: torchvision.models.resnet18(num_classes=10), (3, 32, 32)),
@@ -86,6 +100,7 @@ MODELS = {
     "encoder": (Encoder, (32, 64)),
     "resample": (Resample, (2, 8, 8)),
     "einsum_attention": (EinsumAttention, (6, 16)),
+    "volume": (Volume, (2, 6, 8, 8)),
 }
 
 

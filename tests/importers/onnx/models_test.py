@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Real models through the onnx importer, against PyTorch: the fixtures of export_models.py
 (LeNet-5, a transformer encoder, torchvision resnet18 and mobilenet_v2, and two small models of
-ops the importer lowers to others: Resize and Pad modes, Einsum), exported in eval mode.
+ops the importer lowers to others: Resize and Pad modes, Einsum, 3-D convolution and pooling),
+exported in eval mode.
 
 - forward: imported for inference (--options training=false), built and run, the logits equal
   PyTorch's eval forward within 1e-5 (relative to the largest logit);
@@ -32,7 +33,8 @@ os.makedirs(WORK, exist_ok=True)
 # BatchNorms normalize 2 values each, and PyTorch's own float32 gradients are 17% off float64):
 # the BatchNorm models run at batch 8 on 64x64 inputs.
 SHAPES = {"lenet": (2, 1, 28, 28), "encoder": (2, 32, 64), "resnet18": (8, 3, 64, 64), "mobilenet_v2": (8, 3, 64, 64),
-          "resample": (2, 2, 8, 8), "einsum_attention": (2, 6, 16)}
+          "resample": (2, 2, 8, 8), "einsum_attention": (2, 6, 16),
+          "volume": (2, 2, 6, 8, 8)}
 GRADIENT_IN_FLOAT64 = {"mobilenet_v2"}
 
 
