@@ -1,4 +1,4 @@
-// Reductions, softmax, argmax.
+// Reductions, cumsum, softmax, argmax.
 #include "converters.h"
 
 namespace rxt::export_onnx {
@@ -7,7 +7,7 @@ namespace {
 /// The reduced axes: the attribute's, or nullopt for every axis.
 std::optional<std::vector<int64_t>> Axes(OpContext& c) { return c.Ints("axis"); }
 
-/// ReduceMean, ReduceMax, ReduceMin (axes an attribute in opset 17).
+/// ReduceMean, ReduceMax, ReduceMin, ReduceProd (axes an attribute in opset 17).
 std::string ReduceWithAttr(OpContext& c, const std::string& op_type, const std::string& input,
                            const std::optional<std::vector<int64_t>>& axes, bool keepdims) {
   if (axes && axes->empty()) return c.Op("Identity", {input});  // no axis: nothing reduced
@@ -23,6 +23,7 @@ void Reduce(OpContext& c) {
 constexpr char kReduceMean[] = "ReduceMean";
 constexpr char kReduceMax[] = "ReduceMax";
 constexpr char kReduceMin[] = "ReduceMin";
+constexpr char kReduceProd[] = "ReduceProd";
 
 /// ReduceSum takes its axes as an input (opset 13 on).
 void Sum(OpContext& c) {
@@ -42,6 +43,14 @@ void Variance(OpContext& c) {
   std::string centered = c.Op("Sub", {c.input(0), mean});
   std::string squared = c.Op("Mul", {centered, centered});
   c.Output(ReduceWithAttr(c, "ReduceMean", squared, axes, c.Bool("keepdims", false)));
+}
+
+/// CumSum takes its axis as an input: a 0-d int64 constant.
+void Cumsum(OpContext& c) {
+  std::string axis = c.w.Scalar(static_cast<double>(c.Int("axis", 0)), onnx::TensorProto::INT64, c.hint() + "_axis");
+  c.Output(c.Op("CumSum", {c.input(0), axis},
+                {MakeAttribute("exclusive", int64_t{c.Bool("exclusive", false)}),
+                 MakeAttribute("reverse", int64_t{c.Bool("reverse", false)})}));
 }
 
 void Softmax(OpContext& c) { c.Output(c.Op("Softmax", {c.input(0)}, {MakeAttribute("axis", c.Int("axis", -1))})); }
@@ -73,10 +82,12 @@ void AddReduceConverters(ConverterTable& t) {
   t["mean"] = &Reduce<kReduceMean>;
   t["max"] = &Reduce<kReduceMax>;
   t["min"] = &Reduce<kReduceMin>;
+  t["prod"] = &Reduce<kReduceProd>;
   t["variance"] = &Variance;
   t["softmax"] = &Softmax;
   t["log_softmax"] = &LogSoftmax;
   t["argmax"] = &Argmax;
+  t["cumsum"] = &Cumsum;
 }
 
 }  // namespace rxt::export_onnx

@@ -1,5 +1,5 @@
 // Reductions: ReduceSum (axes as an input since opset 13) and the others (axes attributes at
-// opset 17), keepdims, noop_with_empty_axes; ArgMax and ArgMin.
+// opset 17), keepdims, noop_with_empty_axes; ArgMax and ArgMin; CumSum.
 #include "convert_util.h"
 #include "converters.h"
 
@@ -36,6 +36,7 @@ void Reduce(NodeContext& ctx) {
   if (op == "ReduceMean") return ctx.set_output(0, Call("mean", {x}, attrs));
   if (op == "ReduceMax") return ctx.set_output(0, Call("max", {x}, attrs));
   if (op == "ReduceMin") return ctx.set_output(0, Call("min", {x}, attrs));
+  if (op == "ReduceProd") return ctx.set_output(0, Call("prod", {x}, attrs));
   if (op == "ReduceSumSquare") return ctx.set_output(0, Call("sum", {ctx.bind(Call("multiply", {x, x}))}, attrs));
   if (op == "ReduceL1") return ctx.set_output(0, Call("sum", {ctx.bind(Call("abs", {x}))}, attrs));
   if (op == "ReduceL2") {
@@ -67,15 +68,25 @@ void ArgMaxMin(NodeContext& ctx) {
   ctx.set_output(0, Call("subtract", {"const(" + std::to_string(dim.value - 1) + ", int64)", index}));
 }
 
+/// CumSum: its axis (input 1) must be known at import time (rxt's cumsum takes it as an attribute).
+void CumSum(NodeContext& ctx) {
+  const int64_t axis = NormalizeAxis(ctx, static_cast<int64_t>(ctx.scalar(1, "axis")), ctx.rank(0));
+  auto flag = [&](const char* name) { return std::string(ctx.attr_int(name, 0) != 0 ? "true" : "false"); };
+  const std::string attrs =
+      "axis=" + std::to_string(axis) + ", exclusive=" + flag("exclusive") + ", reverse=" + flag("reverse");
+  ctx.set_output(0, Call("cumsum", {ctx.expr(0)}, attrs));
+}
+
 }  // namespace
 
 void AddReduceConverters(ConverterMap& map) {
-  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceSumSquare", "ReduceL1", "ReduceL2",
-                         "ReduceLogSum", "ReduceLogSumExp"}) {
+  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceSumSquare",
+                         "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp"}) {
     map[op] = &Reduce;
   }
   map["ArgMax"] = &ArgMaxMin;
   map["ArgMin"] = &ArgMaxMin;
+  map["CumSum"] = &CumSum;
 }
 
 }  // namespace rxt::import_onnx

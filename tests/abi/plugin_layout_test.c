@@ -282,7 +282,8 @@ RXT_AT(rxt_te_api_t, output, 112);
 RXT_AT(rxt_te_api_t, error, 120);
 RXT_AT(rxt_te_api_t, fail, 128);
 _Static_assert(sizeof(rxt_te_api_t) == 136, "rxt_te_api_t grew or shrank");
-_Static_assert(RXT_TE_ADD == 0 && RXT_TE_OR == 15 && RXT_TE_REDUCE_MIN == 2, "rxt_te enums renumbered");
+_Static_assert(RXT_TE_ADD == 0 && RXT_TE_OR == 15 && RXT_TE_REDUCE_MIN == 2 && RXT_TE_REDUCE_PROD == 3,
+               "rxt_te enums renumbered");
 
 /* What compiled kernels and backends get of the host (rxt/compiled_kernel.h). */
 RXT_AT(rxt_kernel_runtime_t, struct_size, 0);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -290,6 +291,59 @@ TEST(OpPlugins, AKernelDescriptionThatDoesNotFitIsAnErrorNamingTheOpAndThePlugin
     } else {
       EXPECT_TRUE(Contains(error, op + " (plugin 'copy" + std::to_string(k) + "'): legalize: ")) << error;
       EXPECT_TRUE(Contains(error, expected[k])) << error;
+    }
+  }
+}
+
+/// y[i] = the reduction of row i of a 2-D x by rxt_te_reduce_t |kKind| (passed as any int, as a
+/// C plugin may).
+template <int kKind>
+rxt_status_t LegalizeRows(void*, const rxt_te_api_t* te, rxt_te_builder_t* kb, const rxt_ir_api_t*,
+                          rxt_ir_builder_t*, rxt_ir_expr_t) {
+  rxt_te_tensor_t x = te->input(kb, 0);
+  rxt_te_expr_t shape[1] = {te->dim(kb, x, 0)}, extents[1] = {te->dim(kb, x, 1)}, i[1], k[1];
+  te->axes(kb, 1, i);
+  te->axes(kb, 1, k);
+  rxt_te_expr_t index[2] = {i[0], k[0]};
+  rxt_te_reduce_t kind;
+  int raw = kKind;
+  static_assert(sizeof kind == sizeof raw);
+  std::memcpy(&kind, &raw, sizeof kind);
+  te->output(kb, te->reduce(kb, "rows", shape, 1, i, extents, 1, k, kind, te->load(kb, x, index, 2), nullptr));
+  return nullptr;
+}
+rxt_status_t InferRows(void*, const rxt_ir_api_t* ir, rxt_ir_builder_t* b, rxt_ir_expr_t) {
+  ir->set_struct_info(b, "Tensor((2,), float32)");
+  return nullptr;
+}
+
+TEST(OpPlugins, ReductionsOfEveryKindAndNoOther) {
+  static const rxt_op_t kOps[] = {
+      {sizeof(rxt_op_t), "t.rows0", "", nullptr, kX, 1, nullptr, 0, InferRows, LegalizeRows<RXT_TE_REDUCE_SUM>},
+      {sizeof(rxt_op_t), "t.rows1", "", nullptr, kX, 1, nullptr, 0, InferRows, LegalizeRows<RXT_TE_REDUCE_MAX>},
+      {sizeof(rxt_op_t), "t.rows2", "", nullptr, kX, 1, nullptr, 0, InferRows, LegalizeRows<RXT_TE_REDUCE_MIN>},
+      {sizeof(rxt_op_t), "t.rows3", "", nullptr, kX, 1, nullptr, 0, InferRows, LegalizeRows<RXT_TE_REDUCE_PROD>},
+      {sizeof(rxt_op_t), "t.rows4", "", nullptr, kX, 1, nullptr, 0, InferRows, LegalizeRows<4>},
+  };
+  const float expected[5][2] = {{6, 3.5f}, {3, 4}, {1, -1}, {6, -2}, {0, 0}};  // the last is refused
+  PluginHost host;
+  Tensor x = Tensor::Empty({2, 3}, DType::kFloat32);
+  const float values[] = {1, 2, 3, -1, 0.5f, 4};
+  std::memcpy(x.data_as<float>(), values, sizeof values);
+  for (int k = 0; k < 5; ++k) {
+    std::string op = "t.rows" + std::to_string(k);
+    SCOPED_TRACE(op);
+    LoadOp(host, "rows" + std::to_string(k), kOps[k]);
+    const std::string text =
+        "def @f(%x: Tensor((2, 3), float32)) -> Tensor((2,), float32) {\n  %y = " + op + "(%x)\n  return %y\n}\n";
+    std::string error = ErrorOf([&] {
+      Tensor y = RunF(text, "reference", x);
+      for (int i = 0; i < 2; ++i) EXPECT_EQ(y.data_as<float>()[i], expected[k][i]) << i;
+    });
+    if (k < 4) {
+      EXPECT_EQ(error, "");
+    } else {
+      EXPECT_TRUE(Contains(error, "unknown reduction 4")) << error;
     }
   }
 }

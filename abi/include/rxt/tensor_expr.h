@@ -65,8 +65,13 @@ typedef enum rxt_te_binary_e {
   RXT_TE_OR = 15   /* bool */
 } rxt_te_binary_t;
 
-/* How a reduction combines its values. */
-typedef enum rxt_te_reduce_e { RXT_TE_REDUCE_SUM = 0, RXT_TE_REDUCE_MAX = 1, RXT_TE_REDUCE_MIN = 2 } rxt_te_reduce_t;
+/* How a reduction combines its values (kinds are only appended: the values never change). */
+typedef enum rxt_te_reduce_e {
+  RXT_TE_REDUCE_SUM = 0,
+  RXT_TE_REDUCE_MAX = 1,
+  RXT_TE_REDUCE_MIN = 2,
+  RXT_TE_REDUCE_PROD = 3
+} rxt_te_reduce_t;
 
 typedef struct rxt_te_api_s {
   size_t struct_size; /* sizeof(rxt_te_api_t); check RXT_TE_API_HAS for members added later */
@@ -109,7 +114,7 @@ typedef struct rxt_te_api_s {
                              const rxt_te_expr_t* vars, rxt_te_expr_t value);
   /* A reduction stage: element i combines |value| over every k in |extents| (|num_reduce|
    * dims), |vars| standing for i and |reduce_vars| for k; it starts from |init| (NULL: 0 for a
-   * sum, the lowest or highest value of the dtype for max and min). */
+   * sum, the lowest or highest value of the dtype for max and min, 1 for a product). */
   rxt_te_tensor_t (*reduce)(rxt_te_builder_t* kb, const char* name, const rxt_te_expr_t* shape, int ndim,
                             const rxt_te_expr_t* vars, const rxt_te_expr_t* extents, int num_reduce,
                             const rxt_te_expr_t* reduce_vars, rxt_te_reduce_t kind, rxt_te_expr_t value,

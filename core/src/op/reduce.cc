@@ -1,5 +1,5 @@
-// Reductions (sum, mean, max, min, variance, argmax) and the axis-wise normalizations
-// softmax and log_softmax.
+// Reductions (sum, mean, max, min, prod, variance, argmax), the running sum cumsum and the
+// axis-wise normalizations softmax and log_softmax.
 #include <algorithm>
 
 #include "infer_util.h"
@@ -46,6 +46,15 @@ StructInfo InferArgmax(const CallNode& call) {
   return ReducedSI(call, axes, BoolAttr(call, "keepdims"), DType::kInt64);
 }
 
+// Same shape and dtype as x; bool has no sum.
+StructInfo InferCumsum(const CallNode& call) {
+  const TensorSINode& x = TensorArg(call, 0);
+  if (x.dtype == DType::kBool) OpError(call, StrCat(DescribeArg(call, 0), " must have a numeric dtype, got bool"));
+  if (x.ndim == 0) OpError(call, StrCat(DescribeArg(call, 0), " must have at least one dim"));
+  if (x.ndim > 0) NormalizeAxis(call, 0, IntAttr(call, "axis"), x.ndim);
+  return ArgSI(call, 0);
+}
+
 StructInfo InferSoftmax(const CallNode& call) {
   const TensorSINode& x = TensorArg(call, 0);
   RequireFloat(call, 0);
@@ -78,6 +87,7 @@ void RegisterReduceOps(OpRegistry& r) {
   DefReduce(r, "mean", "Arithmetic mean over the given axes.");
   DefReduce(r, "max", "Maximum over the given axes.");
   DefReduce(r, "min", "Minimum over the given axes.");
+  DefReduce(r, "prod", "Product over the given axes.");
   DefReduce(r, "variance", "Population variance (divides by the count) over the given axes.");
   r.Def("argmax")
       .Describe("int64 index of the maximum along an axis (none: of x flattened).")
@@ -85,6 +95,14 @@ void RegisterReduceOps(OpRegistry& r) {
       .Attr("axis", AttrKind::kOptionalInt, AttrValue(), "the axis to search; none: every axis")
       .Attr("keepdims", AttrKind::kBool, false, "keep the reduced axis as a size-1 dim")
       .Set<FInferStructInfo>(InferArgmax);
+  r.Def("cumsum")
+      .Describe("Running sum along an axis, as ONNX's CumSum: exclusive leaves each element out of its own sum, "
+                "reverse sums from the end.")
+      .Input("x")
+      .Attr("axis", AttrKind::kInt, 0, "the axis to sum along")
+      .Attr("exclusive", AttrKind::kBool, false, "sum the elements before each one, not up to it")
+      .Attr("reverse", AttrKind::kBool, false, "sum from the end of the axis")
+      .Set<FInferStructInfo>(InferCumsum);
   DefSoftmax(r, "softmax", "exp(x) / sum(exp(x)) along an axis (floating point).");
   DefSoftmax(r, "log_softmax", "x - log(sum(exp(x))) along an axis (floating point).");
 }

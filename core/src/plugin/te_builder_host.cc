@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <unordered_set>
 
 #include "rxt/ir/mutator.h"
@@ -232,7 +233,7 @@ rxt_te_tensor_t Reduce(rxt_te_builder_t* kb, const char* name, const rxt_te_expr
   return Guard<rxt_te_tensor_t>(kb, "reduce", [&](TEBuilderHost& h) {
     std::string stage = StageName(name);
     int reduction = RawEnum(kind);
-    if (reduction < RXT_TE_REDUCE_SUM || reduction > RXT_TE_REDUCE_MIN) {
+    if (reduction < RXT_TE_REDUCE_SUM || reduction > RXT_TE_REDUCE_PROD) {
       Throw(ErrorCode::kInvalidArgument, "unknown reduction ", reduction);
     }
     std::vector<PrimExpr> dims = Operands(h, shape, ndim, "shape", true);
@@ -256,7 +257,9 @@ rxt_te_tensor_t Reduce(rxt_te_builder_t* kb, const char* name, const rxt_te_expr
       both.insert(both.end(), k.begin(), k.end());
       return Bind(h, body, all, both);
     };
-    static const ReduceKind kKinds[] = {ReduceKind::kSum, ReduceKind::kMax, ReduceKind::kMin};
+    // rxt_te_reduce_t's values in order; both only grow at their end.
+    static constexpr ReduceKind kKinds[] = {ReduceKind::kSum, ReduceKind::kMax, ReduceKind::kMin, ReduceKind::kProd};
+    static_assert(std::size(kKinds) == RXT_TE_REDUCE_PROD + 1);
     return h.WrapTensor(h.builder().Reduce(stage, dims, reduce_extents, kKinds[reduction], fn, start));
   });
 }

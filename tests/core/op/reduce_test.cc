@@ -3,7 +3,7 @@
 namespace rxt::op_test {
 namespace {
 
-const char* const kReductions[] = {"sum", "mean", "max", "min", "variance"};
+const char* const kReductions[] = {"sum", "mean", "max", "min", "prod", "variance"};
 
 TEST(ReduceOpTest, AxesAndKeepdims) {
   for (const char* op : kReductions) {
@@ -46,6 +46,19 @@ TEST(ArgmaxOpTest, GivesInt64) {
   EXPECT_EQ(Infer("argmax", {S("x", {n, I(3)})}, A({{"axis", -1}, {"keepdims", true}})), "Tensor((n, 1), int64)");
   EXPECT_EQ(InferError("argmax", {T("x", {2, 3})}, A({{"axis", 2}})),
             "argmax: axis 2 is out of range [-2, 2) for x %x: Tensor((2, 3), float32)");
+}
+
+TEST(CumsumOpTest, KeepsShapeAndDtype) {
+  PrimVar n = MakePrimVar("n");
+  EXPECT_EQ(Infer("cumsum", {S("x", {n, I(3)})}), "Tensor((n, 3), float32)");
+  EXPECT_EQ(Infer("cumsum", {T("x", {2, 3}, i32)}, A({{"axis", -1}, {"exclusive", true}, {"reverse", true}})),
+            "Tensor((2, 3), int32)");
+  EXPECT_EQ(Infer("cumsum", {N("x", -1)}), "Tensor(float32)");
+  EXPECT_EQ(InferError("cumsum", {T("x", {2, 3})}, A({{"axis", 2}})),
+            "cumsum: axis 2 is out of range [-2, 2) for x %x: Tensor((2, 3), float32)");
+  EXPECT_EQ(InferError("cumsum", {T("x", {})}), "cumsum: x %x: Tensor((), float32) must have at least one dim");
+  EXPECT_EQ(InferError("cumsum", {T("x", {2}, boolean)}),
+            "cumsum: x %x: Tensor((2,), bool) must have a numeric dtype, got bool");
 }
 
 TEST(SoftmaxOpTest, KeepsShape) {

@@ -118,7 +118,7 @@ std::vector<OpCase> Cases() {
   add("one_hot", "%i: Tensor((3,), int64), %on: Prim(float32), %off: Prim(float32)", "one_hot(%i, %on, %off, depth=2)",
       {T({3}, DType::kInt64, 0, 1), Scalar(4.5, kF), Scalar(-0.5, kF)});
   family = "reduce";
-  for (const char* op : {"sum", "mean", "max", "min", "variance"}) {
+  for (const char* op : {"sum", "mean", "max", "min", "prod", "variance"}) {
     add(op, "%x: Tensor((n, 3, m), float32)", std::string(op) + "(%x, axis=[-1, 0], keepdims=true)", {T({2, 3, 5})});
   }
   add("sum", "%x: Tensor((n, 3, m), float32)", "sum(%x, axis=[1])", {T({2, 3, 5})});
@@ -126,6 +126,11 @@ std::vector<OpCase> Cases() {
   add("max", "%x: Tensor((2, 0), float32)", "max(%x, axis=[1])", {T({2, 0})});
   add("argmax", "%x: Tensor((n, 4), float32)", "argmax(%x, axis=-2, keepdims=true)", {T({3, 4})});
   add("argmax", "%y: Tensor((2, 5), int32)", "argmax(%y, axis=1)", {T({2, 5}, DType::kInt32, 0, 3)});
+  add("prod", "%x: Tensor((3, 4), int32)", "prod(%x, axis=[0])", {T({3, 4}, DType::kInt32, -3, 3)});
+  for (const char* flags : {"", ", exclusive=true", ", reverse=true", ", exclusive=true, reverse=true"}) {
+    add("cumsum", "%x: Tensor((n, 5), float32)", std::string("cumsum(%x, axis=1") + flags + ")", {T({3, 5})});
+  }
+  add("cumsum", "%x: Tensor((4, 3), int64)", "cumsum(%x, axis=-2, reverse=true)", {T({4, 3}, DType::kInt64, -9, 9)});
   add("softmax", "%x: Tensor((n, 3, 4), float32)", "softmax(%x, axis=1)", {T({2, 3, 4}, kF, -3, 80)});
   add("log_softmax", "%x: Tensor((n, 3, 4), float32)", "log_softmax(%x, axis=-1)", {T({2, 3, 4}, kF, -3, 3)});
   family = "create";

@@ -132,13 +132,28 @@ void AddIndexManipulate(std::vector<GradCase>& cases) {
 }
 
 void AddReduce(std::vector<GradCase>& cases) {
-  for (const char* op : {"sum", "mean", "max", "min", "variance"}) {
+  for (const char* op : {"sum", "mean", "max", "min", "prod", "variance"}) {
     std::string name = op;
     cases.push_back({op, "%x: Tensor((2, 3, 4), float64)", "  %r = " + name + "(%x, axis=[0, 2])"});
     cases.push_back(
         {op, "%x: Tensor((n, 3), float64)", "  %r = " + name + "(%x, axis=[-1], keepdims=true)", {{"n", 3}}});
     cases.push_back({op, "%x: Tensor((n, 3), float64)", "  %r = " + name + "(%x)", {{"n", 2}}});
     cases.push_back({op, "%x: Tensor((n, 3), float64)", "  %r = " + name + "(%x, axis=[0])", {{"n", 4}}});
+  }
+  // prod at zeros (a parameter in [0, 0] is exactly 0, differentiated like the others): groups
+  // with one zero (its adjoint the others' product, theirs 0), then one group with two (all 0).
+  cases.push_back({"prod", "%x: Tensor((2, 3), float64), %w: Tensor((2, 1), float64)",
+                   "  %y = concat((%x, %w), axis=1)\n  %r = prod(%y, axis=[1])", {}, {{"w", {0, 0}}}});
+  cases.push_back({"prod", "%x: Tensor((3, 2), float64), %w: Tensor((1, 2), float64)",
+                   "  %y = concat((%w, %x), axis=0)\n  %r = prod(%y, axis=[0], keepdims=true)", {}, {{"w", {0, 0}}}});
+  cases.push_back({"prod", "%x: Tensor((2, 2), float64), %w: Tensor((1, 2), float64)",
+                   "  %y = concat((%x, %w), axis=0)\n  %r = prod(%y)", {}, {{"w", {0, 0}}}});
+  // cumsum: every combination of exclusive and reverse, a symbolic dim, a negative axis.
+  for (const char* flags : {"", ", exclusive=true", ", reverse=true", ", exclusive=true, reverse=true"}) {
+    cases.push_back({"cumsum", "%x: Tensor((n, 4), float64)", std::string("  %r = cumsum(%x, axis=1") + flags + ")",
+                     {{"n", 2}}});
+    cases.push_back(
+        {"cumsum", "%x: Tensor((3, 2, 2), float64)", std::string("  %r = cumsum(%x, axis=-3") + flags + ")"});
   }
   for (const char* op : {"softmax", "log_softmax"}) {
     std::string name = op;

@@ -83,8 +83,11 @@
 //   mean(x; axis=none, keepdims=false)       arithmetic mean
 //   max(x; axis=none, keepdims=false)        maximum
 //   min(x; axis=none, keepdims=false)        minimum
+//   prod(x; axis=none, keepdims=false)       product
 //   variance(x; axis=none, keepdims=false)   population variance
 //   argmax(x; axis=none, keepdims=false)     int64 index of the maximum
+//   cumsum(x; axis=0, exclusive=false, reverse=false)
+//                                running sum along axis (ONNX CumSum), same shape
 //   softmax(x; axis=-1)          exp(x) / sum(exp(x)) along axis, float
 //   log_softmax(x; axis=-1)      x - log(sum(exp(x))) along axis, float
 // Creation (core/src/op/create.cc)
@@ -178,7 +181,7 @@ inline constexpr auto kCoreOpNames = std::to_array<std::string_view>({
     "permute_dims", "reshape", "broadcast_to", "collapse_sum_to", "expand_dims", "squeeze",
     "flatten", "concat", "split", "strided_slice", "take", "pad", "one_hot",
     // reductions
-    "sum", "mean", "max", "min", "variance", "argmax", "softmax", "log_softmax",
+    "sum", "mean", "max", "min", "prod", "variance", "argmax", "cumsum", "softmax", "log_softmax",
     // creation
     "zeros", "ones", "full", "zeros_like", "ones_like", "full_like",
     // neural networks

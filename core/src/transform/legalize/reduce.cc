@@ -1,8 +1,9 @@
-/// Legalization of the reductions and of softmax / log_softmax. Float sums accumulate in
-/// float64 (AccumulationDType); mean and variance divide a sum by the count of reduced
-/// elements; variance takes two passes (the mean, then the mean squared deviation), both wide;
-/// argmax finds the maximum, then its first position; the softmaxes subtract the maximum
-/// before exponentiating (numerically stable).
+/// Legalization of the reductions, cumsum and softmax / log_softmax. Float sums accumulate in
+/// float64 (AccumulationDType); products in the input's dtype (as PyTorch's); mean and variance
+/// divide a sum by the count of reduced elements; variance takes two passes (the mean, then the
+/// mean squared deviation), both wide; argmax finds the maximum, then its first position;
+/// cumsum is a wide sum over the axis of the positions each element takes; the softmaxes
+/// subtract the maximum before exponentiating (numerically stable).
 #include "legalize_util.h"
 
 namespace rxt::legalize {
@@ -104,6 +105,28 @@ Expr LegalizeArgmax(LegalizeContext& context, const CallNode& call) {
   return k.Finish(context, {position});
 }
 
+// Element i of the result sums the x[k] along the axis that the flags select: k <= i, k < i
+// (exclusive), k >= i (reverse), k > i (both). Each element reduces the whole axis, so a line
+// of n costs O(n^2) work: simple, since stages cannot carry a running sum from one element to
+// the next (a scan would be O(n)).
+Expr LegalizeCumsum(LegalizeContext& context, const CallNode& call) {
+  OutputTensor out = OutputOf(call);
+  RequireNumeric(call, out.dtype);
+  KernelCall k(call);
+  TensorRef x = k.Tensor(0);
+  int axis = infer::NormalizeAxis(call, 0, infer::IntAttr(call, "axis"), x.ndim());
+  bool exclusive = infer::BoolAttr(call, "exclusive"), reverse = infer::BoolAttr(call, "reverse");
+  KernelBuilder& kb = k.builder();
+  TensorRef wide = WideSum(kb, "cumsum_wide", out.shape, {x.dim(axis)}, [&](const Index& i, const Index& r) {
+    PrimExpr at = r[0], pos = i[axis];
+    PrimExpr taken = reverse ? (exclusive ? Gt(at, pos) : Ge(at, pos)) : (exclusive ? Lt(at, pos) : Le(at, pos));
+    Index source = i;
+    source[axis] = at;
+    return Select(taken, x(source), Zero(x.dtype()));
+  });
+  return k.Finish(context, {Narrow(kb, "cumsum", wide, out.dtype)});
+}
+
 // log_softmax(x) = x - max - log(sum(exp(x - max))); softmax = exp(x - max) / sum(...).
 FLegalize Softmax(bool log) {
   return [log](LegalizeContext& context, const CallNode& call) {
@@ -141,9 +164,11 @@ void RegisterReduceLegalizations(OpRegistry& r) {
   SetLegalization(r, "sum", Reducer(ReduceKind::kSum));
   SetLegalization(r, "max", Reducer(ReduceKind::kMax));
   SetLegalization(r, "min", Reducer(ReduceKind::kMin));
+  SetLegalization(r, "prod", Reducer(ReduceKind::kProd));
   SetLegalization(r, "mean", LegalizeMean);
   SetLegalization(r, "variance", LegalizeVariance);
   SetLegalization(r, "argmax", LegalizeArgmax);
+  SetLegalization(r, "cumsum", LegalizeCumsum);
   SetLegalization(r, "softmax", Softmax(false));
   SetLegalization(r, "log_softmax", Softmax(true));
 }

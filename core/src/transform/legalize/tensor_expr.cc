@@ -84,6 +84,7 @@ PrimExpr Combine(ReduceKind kind, PrimExpr acc, PrimExpr value) {
     case ReduceKind::kSum: return acc + value;
     case ReduceKind::kMax: return te::Max(acc, value);
     case ReduceKind::kMin: return te::Min(acc, value);
+    case ReduceKind::kProd: return acc * value;
   }
   return value;
 }
@@ -93,6 +94,7 @@ PrimExpr Identity(ReduceKind kind, DType dtype) {
     case ReduceKind::kSum: return te::Zero(dtype);
     case ReduceKind::kMax: return te::LowestValue(dtype);
     case ReduceKind::kMin: return te::HighestValue(dtype);
+    case ReduceKind::kProd: return te::One(dtype);
   }
   return te::Zero(dtype);
 }

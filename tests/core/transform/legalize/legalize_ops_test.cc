@@ -165,6 +165,8 @@ def @main(%x: Tensor((n, 4), float32), %y: Tensor((4,), float32), %i: Tensor((n,
   %r5 = argmax(%x, axis=1)
   %r6 = softmax(%x)
   %r7 = log_softmax(%img, axis=1)
+  %r8 = prod(%x, axis=[1], keepdims=true)
+  %r9 = cumsum(%m, axis=-1, exclusive=true, reverse=true)
   %z0 = zeros(shape(n, 2))
   %z1 = ones(shape(3), dtype=int8)
   %z2 = full(shape(2, 2), %s)

@@ -47,7 +47,8 @@ class TensorRef {
   Buffer buffer_;
 };
 
-enum class ReduceKind : uint8_t { kSum, kMax, kMin };
+// Mirrored by the plugin ABI's rxt_te_reduce_t (te_builder_host.cc): append new kinds only.
+enum class ReduceKind : uint8_t { kSum, kMax, kMin, kProd };
 
 using ComputeFn = std::function<PrimExpr(const Index& index)>;
 using ReduceFn = std::function<PrimExpr(const Index& index, const Index& reduce_index)>;
@@ -64,7 +65,7 @@ class KernelBuilder {
   /// A stage: element |index| of the result is fn(index); its dtype is the value's.
   TensorRef Compute(const std::string& name, std::vector<PrimExpr> shape, const ComputeFn& fn);
   /// A reduction stage: element |index| combines fn(index, k) over every k in
-  /// |reduce_extents|, starting from |init| (null: the identity of |kind|: 0, lowest, highest).
+  /// |reduce_extents|, starting from |init| (null: the identity of |kind|: 0, lowest, highest, 1).
   /// The init step runs on the first iteration of the reduction, so a symbolic extent must not
   /// be 0 at run time (a static 0 gives init).
   TensorRef Reduce(const std::string& name, std::vector<PrimExpr> shape, std::vector<PrimExpr> reduce_extents,

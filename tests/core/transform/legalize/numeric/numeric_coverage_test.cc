@@ -27,7 +27,7 @@ const std::set<std::string> kNumericallyTested = {
     "permute_dims", "reshape", "broadcast_to", "collapse_sum_to", "expand_dims", "squeeze", "flatten", "concat",
     "split", "strided_slice", "take", "pad", "one_hot",
     // reduce_numeric_test.cc
-    "sum", "mean", "max", "min", "variance", "argmax", "softmax", "log_softmax",
+    "sum", "mean", "max", "min", "prod", "variance", "argmax", "cumsum", "softmax", "log_softmax",
     // create_numeric_test.cc
     "zeros", "ones", "full", "zeros_like", "ones_like", "full_like",
     // nn_numeric_test.cc, nn_norm_loss_numeric_test.cc

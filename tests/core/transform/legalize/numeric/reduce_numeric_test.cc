@@ -1,4 +1,4 @@
-// Reductions (sum, mean, max, min, variance, argmax) and softmax / log_softmax.
+// Reductions (sum, mean, max, min, prod, variance, argmax), cumsum and softmax / log_softmax.
 #include <cmath>
 #include <limits>
 
@@ -47,6 +47,11 @@ double Sum(const std::vector<double>& v) {
 double Mean(const std::vector<double>& v) { return Sum(v) / v.size(); }
 double Max(const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); }
 double Min(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
+double Prod(const std::vector<double>& v) {
+  double p = 1;
+  for (double x : v) p *= x;
+  return p;
+}
 double Variance(const std::vector<double>& v) {
   double m = Mean(v), s = 0;
   for (double x : v) s += (x - m) * (x - m);
@@ -75,12 +80,12 @@ const AxisCase kAxisCases[] = {
     {", axis=[0, 2]", {0, 2}, false},
 };
 
-TEST(ReduceNumeric, SumMeanMaxMinVarianceOverAxes) {
+TEST(ReduceNumeric, SumMeanMaxMinProdVarianceOverAxes) {
   struct Op {
     const char* name;
     double (*fn)(const std::vector<double>&);
   };
-  const Op ops[] = {{"sum", Sum}, {"mean", Mean}, {"max", Max}, {"min", Min}, {"variance", Variance}};
+  const Op ops[] = {{"sum", Sum}, {"mean", Mean}, {"max", Max}, {"min", Min}, {"prod", Prod}, {"variance", Variance}};
   Array x = Random({2, 3, 4}, kF32, 1);
   for (const Op& op : ops) {
     for (const AxisCase& c : kAxisCases) {
@@ -115,9 +120,23 @@ TEST(ReduceNumeric, IntegerSumAndMax) {
                    ReferenceReduce(x, {}, false, DType::kInt32, Max)));
 }
 
+// Integer products (the values small enough not to overflow int32), and zeros in a float product.
+TEST(ReduceNumeric, ProdOfIntegersAndOfZeros) {
+  Array x = Random({2, 3, 4}, DType::kInt32, 6, -2, 2);
+  for (const AxisCase& c : kAxisCases) {
+    SCOPED_TRACE(c.attrs);
+    EXPECT_TRUE(Near(RunOp("%x: Tensor((2, 3, 4), int32)", StrCat("prod(%x", c.attrs, ")"), {x})[0],
+                     ReferenceReduce(x, c.axes, c.keepdims, DType::kInt32, Prod)));
+  }
+  Array y{DType::kFloat64, {2, 3}, {2, 0, -1.5, 0, 0, 4}};
+  EXPECT_TRUE(Near(RunOp("%y: Tensor((n, 3), float64)", "prod(%y, axis=[0])", {y})[0],
+                   Array{DType::kFloat64, {3}, {0, 0, -6}}));
+}
+
 TEST(ReduceNumeric, AStaticEmptyReductionGivesTheIdentity) {
   Array x{kF32, {2, 0}, {}};
   EXPECT_TRUE(Near(RunOp("%x: Tensor((2, 0), float32)", "sum(%x, axis=[1])", {x})[0], Array{kF32, {2}, {0, 0}}));
+  EXPECT_TRUE(Near(RunOp("%x: Tensor((2, 0), float32)", "prod(%x, axis=[1])", {x})[0], Array{kF32, {2}, {1, 1}}));
   EXPECT_TRUE(Near(RunOp("%x: Tensor((2, 0), float32)", "max(%x, axis=[1])", {x})[0],
                    Array{kF32, {2}, {-INFINITY, -INFINITY}}));
 }
@@ -141,6 +160,50 @@ TEST(ReduceNumeric, ArgmaxFindsTheFirstMaximum) {
   Array y = Random({2, 5}, DType::kInt32, 3, -2, 2);
   EXPECT_TRUE(Near(RunOp("%y: Tensor((2, 5), int32)", "argmax(%y, axis=1)", {y})[0],
                    ReferenceReduce(y, {1}, false, DType::kInt64, Argmax)));
+}
+
+/// ONNX's CumSum of |x| along |axis| in double: element i sums the elements before it
+/// (after it with |reverse|), itself included unless |exclusive|.
+Array ReferenceCumsum(const Array& x, int axis, bool exclusive, bool reverse) {
+  int ndim = static_cast<int>(x.shape.size());
+  axis = (axis + ndim) % ndim;
+  return Map(x.shape, x.dtype, [&](const Idx& i) {
+    double sum = 0;
+    Idx j = i;
+    for (j[axis] = 0; j[axis] < x.shape[axis]; ++j[axis]) {
+      bool taken = reverse ? j[axis] > i[axis] : j[axis] < i[axis];
+      if (taken || (!exclusive && j[axis] == i[axis])) sum += x.at(j);
+    }
+    return sum;
+  });
+}
+
+TEST(ReduceNumeric, CumsumAlongEachAxisEveryWay) {
+  Array x = Random({2, 3, 4}, kF32, 7);
+  for (int axis : {0, 1, -1}) {
+    for (bool exclusive : {false, true}) {
+      for (bool reverse : {false, true}) {
+        std::string call = StrCat("cumsum(%x, axis=", axis, ", exclusive=", exclusive ? "true" : "false",
+                                  ", reverse=", reverse ? "true" : "false", ")");
+        SCOPED_TRACE(call);
+        std::vector<Array> out = RunOp("%x: Tensor((n, 3, m), float32)", call, {x});
+        EXPECT_TRUE(Near(out[0], ReferenceCumsum(x, axis, exclusive, reverse), 1e-6, 1e-6));
+      }
+    }
+  }
+  Array i = Random({3, 5}, DType::kInt32, 8, -9, 9);
+  EXPECT_TRUE(Near(RunOp("%i: Tensor((3, 5), int32)", "cumsum(%i, axis=1, reverse=true)", {i})[0],
+                   ReferenceCumsum(i, 1, false, true)));
+  Array d = Random({4}, DType::kFloat64, 9);
+  EXPECT_TRUE(Near(RunOp("%d: Tensor((4,), float64)", "cumsum(%d, exclusive=true)", {d})[0],
+                   ReferenceCumsum(d, 0, true, false), 1e-12, 1e-12));
+}
+
+// As sum's, a float32 running sum accumulates in float64 and each element is rounded once.
+TEST(ReduceNumeric, FloatCumsumsAreRoundedOnce) {
+  Array x = Random({1, 1500}, kF32, 10, 0.5, 1.5);
+  std::vector<Array> out = RunOp("%x: Tensor((1, 1500), float32)", "cumsum(%x, axis=1)", {x});
+  EXPECT_TRUE(Near(out[0], ReferenceCumsum(x, 1, false, false), 1e-7, 0)) << "within one rounding of the exact sums";
 }
 
 /// Softmax or log-softmax of |x| along |axis|, computed stably in double.
