@@ -11,6 +11,59 @@
 namespace rxt::import_onnx {
 namespace {
 
+bool IsNumber(const std::string& text) {
+  return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+}
+
+/// The dims of a reshape of |in| to |shape| with its -1 worked out, where ONNX's inference gives
+/// up on a symbolic input (Reshape(n x 3 x 2, [-1, 2]) is n * 3 x 2, not unk__0): the input's
+/// symbolic dims times the ratio of its static dims to the other output dims, when that divides.
+std::optional<std::vector<Dim>> ReshapedDims(const TypeInfo& in, const std::vector<std::string>& shape) {
+  if (!in.has_shape) return std::nullopt;
+  std::vector<std::string> symbols;
+  int64_t in_static = 1, out_static = 1;
+  for (const Dim& d : in.dims) {
+    if (!d.is_known() || d.symbol.rfind("unk__", 0) == 0) return std::nullopt;
+    if (d.is_static()) {
+      in_static *= d.value;
+      continue;
+    }
+    if (d.symbol.find_first_of("+-/()") != std::string::npos) return std::nullopt;  // products only
+    for (size_t begin = 0; begin <= d.symbol.size();) {  // the factors of "3 * batch"
+      size_t end = d.symbol.find('*', begin);
+      if (end == std::string::npos) end = d.symbol.size();
+      std::string factor = d.symbol.substr(begin, end - begin);
+      factor.erase(0, factor.find_first_not_of(' '));
+      factor.erase(factor.find_last_not_of(' ') + 1);
+      if (IsNumber(factor)) in_static *= std::stoll(factor);
+      else if (!factor.empty()) symbols.push_back(factor);
+      begin = end + 1;
+    }
+  }
+  int inferred = -1;
+  for (size_t k = 0; k < shape.size(); ++k) {
+    if (shape[k] == "-1") inferred = static_cast<int>(k);
+    else if (IsNumber(shape[k])) out_static *= std::stoll(shape[k]);
+    else return std::nullopt;  // a symbolic target dim: ONNX's inference had it already
+  }
+  if (inferred < 0 || out_static == 0 || in_static % out_static != 0) return std::nullopt;
+  std::vector<Dim> dims;
+  for (size_t k = 0; k < shape.size(); ++k) {
+    if (static_cast<int>(k) != inferred) {
+      dims.push_back(Dim{std::stoll(shape[k]), ""});
+      continue;
+    }
+    const int64_t ratio = in_static / out_static;
+    if (symbols.empty()) {
+      dims.push_back(Dim{ratio, ""});
+      continue;
+    }
+    if (ratio != 1) symbols.push_back(std::to_string(ratio));
+    dims.push_back(Dim{-1, Product(symbols)});
+  }
+  return dims;
+}
+
 void Reshape(NodeContext& ctx) {
   std::string x = ctx.expr(0);
   if (ctx.constant(1) == nullptr) {
@@ -28,6 +81,7 @@ void Reshape(NodeContext& ctx) {
     }
   }
   ctx.set_output(0, Call("reshape", {x, ShapeExpr(shape)}));
+  if (std::optional<std::vector<Dim>> dims = ReshapedDims(ctx.type(0), shape)) ctx.set_output_dims(0, *dims);
 }
 
 void Flatten(NodeContext& ctx) {

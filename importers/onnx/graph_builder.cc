@@ -1,5 +1,7 @@
 #include "graph_builder.h"
 
+#include <algorithm>
+
 #include <cctype>
 #include <regex>
 #include <sstream>
@@ -345,6 +347,39 @@ void NodeContext::update_state(const std::string& name, const std::string& expr)
   graph_.state_updates_[name] = local;
 }
 
+namespace {
+
+bool MadeUp(const Dim& d) { return !d.is_static() && d.symbol.rfind("unk__", 0) == 0; }
+
+}  // namespace
+
+void PinBroadcastDims(NodeContext& ctx) {
+  // Ops whose output is the NumPy broadcast of their inputs: ONNX's inference makes up a dim
+  // (unk__N) where two inputs carry different unknown ones, though the converters knew both.
+  static const std::set<std::string> kBroadcasting = {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Sum", "Mean",
+                                                      "Where", "Equal", "Less", "Greater", "LessOrEqual",
+                                                      "GreaterOrEqual", "And", "Or", "Xor", "PRelu", "Mod"};
+  if (!ctx.node().domain().empty() || kBroadcasting.count(ctx.op()) == 0 || !ctx.has_output(0)) return;
+  const TypeInfo& out = ctx.output_type(0);
+  if (!out.has_shape || std::none_of(out.dims.begin(), out.dims.end(), MadeUp)) return;
+  std::vector<Dim> dims(out.dims.size(), Dim{1, ""});
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    if (!ctx.has_input(i)) continue;
+    const TypeInfo& t = ctx.type(i);
+    if (!t.has_shape || t.rank() > static_cast<int>(dims.size())) return;
+    const size_t offset = dims.size() - t.dims.size();
+    for (size_t k = 0; k < t.dims.size(); ++k) {
+      const Dim& d = t.dims[k];
+      Dim& r = dims[offset + k];
+      if (!d.is_known() || MadeUp(d)) return;
+      if (d.is_static() && d.value == 1) continue;
+      if (r.is_static() && r.value == 1) r = d;
+      else if (r.text() != d.text()) return;  // not provably equal: leave ONNX's
+    }
+  }
+  ctx.set_output_dims(0, dims);
+}
+
 std::string NodeContext::step_seed() {
   GraphBuilder& g = graph_;
   if (g.step_state_.empty()) {
@@ -547,7 +582,10 @@ ImportedGraph GraphBuilder::Build() {
     const onnx::NodeProto& node = graph_.node(index);
     NodeContext ctx(*this, node, index);
     try {
-      if (!TryFold(ctx)) converters.at(ConverterKey(node))(ctx);
+      if (!TryFold(ctx)) {
+        converters.at(ConverterKey(node))(ctx);
+        PinBroadcastDims(ctx);
+      }
       continue;
     } catch (const UnsupportedNode& e) {
       note(e.what, ctx);

@@ -210,6 +210,10 @@ class GraphBuilder {
   int seeds_taken_ = 0;
 };
 
+/// After an elementwise op's conversion: its output's dims that ONNX's inference made up, as the
+/// broadcast of its inputs' dims.
+void PinBroadcastDims(NodeContext& ctx);
+
 /// The local of an ONNX name: %name, quoted unless it is [A-Za-z0-9_]+.
 std::string Local(const std::string& name);
 /// "[1, 2, 3]".
