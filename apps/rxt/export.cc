@@ -39,18 +39,12 @@ std::map<std::string, Tensor> Values(const ExportOptions& o, std::map<std::strin
   std::map<std::string, Tensor> values;
   if (!o.checkpoint.empty()) {
     std::string file = CheckpointFile(o.checkpoint);
-    for (auto& [key, tensor] : LoadSafetensors(file).tensors) {
-      for (const char* prefix : {"param/", "state/"}) {
-        if (key.rfind(prefix, 0) == 0) values.emplace(key.substr(std::string(prefix).size()), tensor);
-      }
-    }
+    TensorFile checkpoint = LoadSafetensors(file);
+    if (checkpoint.metadata.count("rxt.step") != 0) values = ExportValues(checkpoint);
     if (values.empty()) Throw(ErrorCode::kInvalidArgument, "--checkpoint: ", file, " holds no param/ or state/ tensors");
     return values;
   }
-  if (!o.params.empty()) {
-    for (auto& [name, tensor] : LoadSafetensors(o.params).tensors) values.emplace(name, tensor);
-    return values;
-  }
+  if (!o.params.empty()) return ExportValues(LoadSafetensors(o.params));
   return own;
 }
 

@@ -186,3 +186,20 @@ def @threads(%x: Tensor((), int64)) -> Tensor((), int64) {
 }
 
 }  // namespace
+
+TEST(RxtHppTest, ImportAndExportThroughPlugins) {
+  rxt::abi::Context context = rxt::abi::Context::Create(
+      {.plugins = {RXT_TEST_PLUGIN_DIR "/ir/test_importer.so", RXT_TEST_PLUGIN_DIR "/ir/test_exporter.so"}});
+  const std::string dir = ::testing::TempDir();
+  {
+    FILE* f = std::fopen((dir + "/hpp.toy").c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("linear 4 2\n", f);
+    std::fclose(f);
+  }
+  rxt::abi::Module module = rxt::abi::Module::Import(dir + "/hpp.toy", "", dir + "/hpp.safetensors", context.get());
+  EXPECT_NE(module.Print().find("linear("), std::string::npos);
+  module.Export(dir + "/hpp.listing", dir + "/hpp.safetensors", "", "", context.get());
+  EXPECT_THROW(module.Export(dir + "/hpp.listing", "", "", "", context.get()), rxt::abi::Error);  // no values
+  EXPECT_THROW(rxt::abi::Module::Import(dir + "/missing.toy", "", "", context.get()), rxt::abi::Error);
+}

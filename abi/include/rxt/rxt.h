@@ -288,6 +288,26 @@ RXT_API rxt_status_t rxt_context_num_threads(const rxt_context_t* context, int32
 RXT_API rxt_status_t rxt_context_plugins_list(const rxt_context_t* context, rxt_plugin_visitor_t visit,
                                               void* user_data);
 
+/* ---- Other formats: importer and exporter plugins (docs/plugins.md) ----------------------- */
+
+/* Reads |path| with the importer plugin that reads its extension (".onnx": the onnx importer of
+ * importers/onnx), passing |options| (NULL: none; "training=false, freeze=fc.*" for onnx), as
+ * `rxt import` does: the plugin search path is loaded when no loaded importer reads it. The
+ * values the importer read (a backbone's parameters and states, by name) are written to
+ * |values_path| as safetensors, atomically (NULL: not written). |context| (NULL: the default)
+ * gives the plugins. Errors name the file: RXT_NOT_FOUND when no importer reads it, the
+ * importer's own (RXT_INVALID_ARGUMENT naming the node for an unsupported op). */
+RXT_API rxt_status_t rxt_module_import(rxt_context_t* context, const char* path, const char* options,
+                                       const char* values_path, rxt_module_t** out_module);
+/* Writes function |function| of |module| (NULL: @backbone, at inference, when the module has one,
+ * else its only function) to |path| with the exporter plugin that writes its extension, as `rxt
+ * export` does. The parameters take their values from |values_path| (safetensors, by name: what
+ * rxt_module_import wrote, or a trainer checkpoint, whose "param/" and "state/" entries are
+ * used; NULL: none, which a backbone refuses); |options| (NULL: none) go to the exporter. The
+ * file is written atomically: a refused export leaves an existing file as it was. */
+RXT_API rxt_status_t rxt_module_export(rxt_context_t* context, const rxt_module_t* module, const char* function,
+                                       const char* values_path, const char* path, const char* options);
+
 /* ---- Executables --------------------------------------------------------------------------- */
 
 /* VM bytecode of a module's functions, with their kernels; built for one backend. */

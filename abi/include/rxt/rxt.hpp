@@ -99,6 +99,16 @@ class Module {
     return Module(handle);
   }
 
+  /// A model of another format (".onnx") read by the importer plugin for its extension
+  /// (rxt_module_import); the values it read go to |values_path| (safetensors) unless empty.
+  static Module Import(const std::string& path, const std::string& options = "", const std::string& values_path = "",
+                       rxt_context_t* context = nullptr) {
+    rxt_module_t* handle = nullptr;
+    Check(rxt_module_import(context, path.c_str(), options.c_str(), values_path.empty() ? nullptr : values_path.c_str(),
+                            &handle));
+    return Module(handle);
+  }
+
   Module(Module&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
   Module& operator=(Module&& other) noexcept {
     if (this != &other) {
@@ -124,6 +134,13 @@ class Module {
     return TakeString(text);
   }
   void Verify() const { Check(rxt_module_verify(handle_)); }
+  /// Writes |function| (empty: a backbone's inference, else the only function) to |path| with the
+  /// exporter plugin for its extension (rxt_module_export), values from |values_path| (empty: none).
+  void Export(const std::string& path, const std::string& values_path = "", const std::string& function = "",
+              const std::string& options = "", rxt_context_t* context = nullptr) const {
+    Check(rxt_module_export(context, handle_, function.empty() ? nullptr : function.c_str(),
+                            values_path.empty() ? nullptr : values_path.c_str(), path.c_str(), options.c_str()));
+  }
 
   std::vector<std::string> AttrNames() const {
     size_t count = 0;

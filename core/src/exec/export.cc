@@ -239,4 +239,14 @@ ExportedModel ExportModel(const PluginHost& host, const IRModule& module, const 
   return exported;
 }
 
+std::map<std::string, Tensor> ExportValues(const TensorFile& file) {
+  std::map<std::string, Tensor> values;
+  const bool checkpoint = file.metadata.count("rxt.step") != 0;  // Trainer::MakeCheckpoint's key
+  for (const auto& [name, tensor] : file.tensors) {
+    if (!checkpoint) values.emplace(name, tensor);
+    else if (name.rfind("param/", 0) == 0 || name.rfind("state/", 0) == 0) values.emplace(name.substr(6), tensor);
+  }
+  return values;
+}
+
 }  // namespace rxt

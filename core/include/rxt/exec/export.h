@@ -12,6 +12,7 @@
 
 #include "rxt/ir/module.h"
 #include "rxt/plugin/plugin_host.h"
+#include "rxt/runtime/safetensors.h"
 #include "rxt/runtime/tensor.h"
 
 namespace rxt {
@@ -47,6 +48,11 @@ bool IsExportable(const PluginHost& host, const std::string& format, const std::
 /// The function ExportModel hands over, as a one-function module: |request|.function chosen and
 /// prepared as ExportRequest says. kNotFound for a function the module lacks.
 Function PrepareForExport(const IRModule& module, const std::string& function, std::string* chosen = nullptr);
+
+/// The values a safetensors file gives an export, by parameter name: a trainer checkpoint's
+/// parameters and states ("param/<name>", "state/<name>"; its optimizer state left out), or
+/// every tensor of any other file (the values `rxt import` writes beside a module).
+std::map<std::string, Tensor> ExportValues(const TensorFile& file);
 
 /// Exports |request|.function of |module|: each parameter whose name (without %) |values| holds
 /// goes with that value (its dtype and shape must fit the parameter); the others are inputs of
