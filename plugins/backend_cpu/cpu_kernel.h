@@ -27,6 +27,8 @@ class CpuKernel {
 
   const plugin_support::kernel_format::Kernel& kernel() const { return binder_.kernel(); }
   const CompileTimes& compile_times() const { return code_->times(); }
+  /// Whether its code came from the on-disk cache (object_cache.h).
+  bool from_cache() const { return code_->from_cache(); }
 
  private:
   explicit CpuKernel(plugin_support::kernel_format::Kernel kernel) : binder_(std::move(kernel)), call_(binder_.NewCall()) {}

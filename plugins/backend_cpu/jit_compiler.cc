@@ -13,6 +13,7 @@
 #include <ctime>
 #include <stdexcept>
 
+#include "object_cache.h"
 #include "optimizer.h"
 #include "target.h"
 
@@ -34,18 +35,26 @@ struct JitCompiler::Jit {
   std::unique_ptr<llvm::orc::LLJIT> lljit;
 };
 
+// Each kernel's object is linked into a JITDylib of its own, so that every object can name its
+// function kSymbol: the same bytes serve any process (the on-disk cache stores them as made).
+constexpr const char* kSymbol = "rxt_kernel";
+
 struct JitKernel::Code {
   std::shared_ptr<JitCompiler::Jit> jit;
-  llvm::orc::ResourceTrackerSP tracker;
+  llvm::orc::JITDylib* dylib = nullptr;
 };
 
 JitKernel::JitKernel(std::unique_ptr<Code> code) : code_(std::move(code)) {}
 
 JitKernel::~JitKernel() {
-  if (code_ && code_->tracker) llvm::consumeError(code_->tracker->remove());
+  if (code_ && code_->dylib != nullptr) {
+    llvm::consumeError(code_->jit->lljit->getExecutionSession().removeJITDylib(*code_->dylib));
+  }
 }
 
-JitCompiler::JitCompiler(CodegenOptions options) : options_(std::move(options)) {
+JitCompiler::JitCompiler(CodegenOptions options, std::optional<std::string> cache_directory)
+    : options_(std::move(options)) {
+  if (cache_directory) disk_.emplace(std::move(*cache_directory));
   InitializeLlvm();
   const HostTarget& host = Host();
   if (options_.target_cpu.empty()) options_.target_cpu = host.cpu;
@@ -75,7 +84,28 @@ std::shared_ptr<const JitKernel> JitCompiler::CompileShared(const plugin_support
       if (std::shared_ptr<const JitKernel> code = it->second.lock()) return code;
     }
   }
-  std::shared_ptr<const JitKernel> code = Compile(kernel);  // outside the lock: compiles run in parallel
+  // Outside the lock: compiles run in parallel.
+  std::shared_ptr<const JitKernel> code;
+  if (disk_) {
+    const std::string file = ObjectCache::KeyOf(key + '\0' + options_.target_cpu + '\0' + options_.target_features + '\0' +
+                                                std::to_string(options_.parallel_work_threshold) + '\0' +
+                                                ObjectCache::CompilerIdentity());
+    const double start = ThreadMilliseconds();
+    if (std::optional<std::vector<char>> object = disk_->Load(file)) {
+      CompileTimes times;
+      std::unique_ptr<JitKernel> loaded = Link(*object, times);
+      loaded->times_.machine_ms = ThreadMilliseconds() - start;
+      loaded->from_cache_ = true;
+      code = std::move(loaded);
+    } else {
+      CompileTimes times;
+      std::vector<char> made = CompileObject(kernel, times);
+      disk_->Store(file, made);  // best effort: a read-only cache only costs the next run
+      code = Link(made, times);
+    }
+  } else {
+    code = Compile(kernel);
+  }
   std::lock_guard<std::mutex> lock(cache_mutex_);
   if (cache_.size() >= 64 && cache_.size() % 64 == 0) {  // drop the entries of freed kernels now and then
     for (auto it = cache_.begin(); it != cache_.end();) it = it->second.expired() ? cache_.erase(it) : std::next(it);
@@ -84,17 +114,13 @@ std::shared_ptr<const JitKernel> JitCompiler::CompileShared(const plugin_support
   return code;
 }
 
-std::unique_ptr<JitKernel> JitCompiler::Compile(const plugin_support::kernel_format::Kernel& kernel) {
-  static std::atomic<uint64_t> next_id{0};
-  const std::string symbol = "rxt_jit_" + std::to_string(next_id++);
-  CompileTimes times;
-
+std::vector<char> JitCompiler::CompileObject(const plugin_support::kernel_format::Kernel& kernel, CompileTimes& times) {
   double start = ThreadMilliseconds();
   auto context = std::make_unique<llvm::LLVMContext>();
   std::string llvm_errors;
   QuietDiagnostics(*context, &llvm_errors);
   auto module = std::make_unique<llvm::Module>(kernel.name, *context);
-  EmitKernel(kernel, symbol, *module, options_);
+  EmitKernel(kernel, kSymbol, *module, options_);
   times.codegen_ms = ThreadMilliseconds() - start;
 
   start = ThreadMilliseconds();
@@ -106,20 +132,37 @@ std::unique_ptr<JitKernel> JitCompiler::Compile(const plugin_support::kernel_for
   start = ThreadMilliseconds();
   std::vector<char> object = EmitObjectFile(*module, *machine);
   if (!llvm_errors.empty()) throw std::runtime_error("LLVM: " + llvm_errors);
+  times.machine_ms = ThreadMilliseconds() - start;
+  return object;
+}
+
+std::unique_ptr<JitKernel> JitCompiler::Link(const std::vector<char>& object, const CompileTimes& times) {
+  static std::atomic<uint64_t> next_id{0};
+  const double start = ThreadMilliseconds();
+  llvm::orc::LLJIT& lljit = *jit_->lljit;
+  llvm::Expected<llvm::orc::JITDylib&> dylib = lljit.createJITDylib("rxt_kernel_" + std::to_string(next_id++));
+  if (!dylib) throw std::runtime_error("cannot make room for a kernel in the JIT: " + ErrorText(dylib.takeError()));
+  // libm, libc: through the main JITDylib, which searches the process.
+  dylib->addToLinkOrder(lljit.getMainJITDylib());
   auto code = std::make_unique<JitKernel::Code>();
   code->jit = jit_;
-  llvm::orc::LLJIT& lljit = *jit_->lljit;
-  code->tracker = lljit.getMainJITDylib().createResourceTracker();
-  llvm::Error added = lljit.addObjectFile(
-      code->tracker, llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(object.data(), object.size()), symbol));
+  code->dylib = &*dylib;
+  std::unique_ptr<JitKernel> result(new JitKernel(std::move(code)));  // frees the dylib if a step fails
+  llvm::Error added = lljit.addObjectFile(*dylib, llvm::MemoryBuffer::getMemBufferCopy(
+                                                      llvm::StringRef(object.data(), object.size()), kSymbol));
   if (added) throw std::runtime_error("cannot load the compiled kernel: " + ErrorText(std::move(added)));
-  std::unique_ptr<JitKernel> result(new JitKernel(std::move(code)));  // frees the code if lookup fails
-  llvm::Expected<llvm::orc::ExecutorAddr> address = lljit.lookup(symbol);
+  llvm::Expected<llvm::orc::ExecutorAddr> address = lljit.lookup(*dylib, kSymbol);
   if (!address) throw std::runtime_error("cannot link the compiled kernel: " + ErrorText(address.takeError()));
   result->function_ = address->toPtr<rxt_compiled_kernel_fn>();
-  times.machine_ms = ThreadMilliseconds() - start;
   result->times_ = times;
+  result->times_.machine_ms += ThreadMilliseconds() - start;
   return result;
+}
+
+std::unique_ptr<JitKernel> JitCompiler::Compile(const plugin_support::kernel_format::Kernel& kernel) {
+  CompileTimes times;
+  std::vector<char> object = CompileObject(kernel, times);
+  return Link(object, times);
 }
 
 }  // namespace rxt::backend_cpu

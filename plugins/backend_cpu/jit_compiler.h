@@ -9,10 +9,12 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
 #include "kernel_codegen.h"
+#include "object_cache.h"
 #include "rxt/compiled_kernel.h"
 
 namespace rxt::backend_cpu {
@@ -33,6 +35,8 @@ class JitKernel {
 
   rxt_compiled_kernel_fn function() const { return function_; }
   const CompileTimes& times() const { return times_; }
+  /// Whether its object came from the on-disk cache (times().machine_ms is then the load).
+  bool from_cache() const { return from_cache_; }
 
  private:
   friend class JitCompiler;
@@ -42,25 +46,34 @@ class JitKernel {
   std::unique_ptr<Code> code_;
   rxt_compiled_kernel_fn function_ = nullptr;
   CompileTimes times_;
+  bool from_cache_ = false;
 };
 
 class JitCompiler {
  public:
-  /// Sets up the JIT for this host. Throws std::runtime_error if LLVM cannot.
-  explicit JitCompiler(CodegenOptions options = {});
+  /// Sets up the JIT for this host; with |cache_directory|, CompileShared keeps compiled objects
+  /// there (object_cache.h). Throws std::runtime_error if LLVM cannot.
+  explicit JitCompiler(CodegenOptions options = {}, std::optional<std::string> cache_directory = std::nullopt);
   ~JitCompiler();
 
   /// Compiles a valid kernel. Throws std::runtime_error if it cannot.
   std::unique_ptr<JitKernel> Compile(const plugin_support::kernel_format::Kernel& kernel);
   /// Compile, reusing the code of a kernel with the same portable bytes |key| that is still
-  /// loaded (two VMs of one executable, a kernel shared by executables): nothing is kept once
-  /// every user has freed it, and nothing is cached on disk.
+  /// loaded (two VMs of one executable, a kernel shared by executables; nothing is kept in
+  /// memory once every user has freed it), else its object from the on-disk cache when there is
+  /// one, else compiling it (and storing the object there).
   std::shared_ptr<const JitKernel> CompileShared(const plugin_support::kernel_format::Kernel& kernel, const std::string& key);
 
   struct Jit;  // LLVM's JIT (jit_compiler.cc)
 
  private:
+  /// Kernel -> LLVM IR -> O3 -> an object file defining kSymbol.
+  std::vector<char> CompileObject(const plugin_support::kernel_format::Kernel& kernel, CompileTimes& times);
+  /// The object linked into a JITDylib of its own.
+  std::unique_ptr<JitKernel> Link(const std::vector<char>& object, const CompileTimes& times);
+
   CodegenOptions options_;
+  std::optional<ObjectCache> disk_;
   std::shared_ptr<Jit> jit_;  // shared with the kernels, which may outlive this
   std::mutex cache_mutex_;
   std::unordered_map<std::string, std::weak_ptr<const JitKernel>> cache_;

@@ -24,7 +24,8 @@ const rxt_kernel_runtime_t* g_runtime = nullptr;
 
 // Created on the first kernel: loading the plugin costs nothing until the backend is used.
 JitCompiler& Jit() {
-  static JitCompiler* jit = new JitCompiler();  // never destroyed: kernels may be freed at exit
+  // never destroyed: kernels may be freed at exit. Objects are cached on disk (object_cache.h).
+  static JitCompiler* jit = new JitCompiler({}, rxt::backend_cpu::ObjectCache::DirectoryFromEnvironment());
   return *jit;
 }
 
