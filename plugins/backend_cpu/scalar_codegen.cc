@@ -232,8 +232,8 @@ llvm::Value* ScalarCodegen::Cast(DType to, DType from, llvm::Value* x) {
     if (to == DType::kBool) return b_.CreateFCmpUNE(x, llvm::ConstantFP::get(x->getType(), 0.0));  // NaN is true
     if (!kf::IsFloat(to)) {
       // Truncates toward zero and saturates; NaN gives 0. Half goes through float first (exact):
-      // LLVM's x86 lowering of fptosi.sat from half, without AVX-512 FP16, turns NaN into the
-      // minimum (seen: float16 -> int16 gave -32768 on an AVX2 machine).
+      // LLVM 16's x86 lowering of fptosi.sat from half with AVX-512 FP16 (a Sapphire Rapids
+      // host) turns NaN into the minimum (float16 -> int16 gave -32768).
       if (from == DType::kFloat16) x = b_.CreateFPExt(x, b_.getFloatTy());
       llvm::Intrinsic::ID id = to == DType::kUInt8 ? llvm::Intrinsic::fptoui_sat : llvm::Intrinsic::fptosi_sat;
       return b_.CreateIntrinsic(id, {to_type, x->getType()}, {x});
