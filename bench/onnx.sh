@@ -7,7 +7,8 @@
 #     (bench/peers/libtorch/script_main.cc), at each thread count;
 #   - inference (the same batch): rxt, ONNX Runtime (npm's onnxruntime-node on the same .onnx
 #     file, tests/exporters/onnx/ort_run.js) and libtorch;
-#   - peak RSS of each process, rxt's import and compile times, and each step time as a multiple
+#   - peak RSS of each process, rxt's import and compile times (with an empty kernel cache, then
+#     a warm one), and each step time as a multiple
 #     of this machine's fp32 FMA limit (the step's FLOPs over rxt_fma_peak's GFLOP/s x threads;
 #     a training step counted as 3 forward passes).
 #
@@ -43,6 +44,10 @@ ort_path=$(/usr/bin/python3 -c "import sys; sys.path.insert(0, 'tests/exporters/
 [[ -n "$ort_path" ]] || echo "note: ONNX Runtime is not installed (scripts/onnxruntime-setup.sh): no ONNX Runtime column" >&2
 
 /usr/bin/python3 bench/onnx_models.py "$results/models" $models >"$results/models.jsonl"
+# rxt's kernel cache (docs/backend_cpu.md) starts empty: each model's first rxt run compiles
+# every kernel (the cold compile time); the runs after it load them (the warm one).
+export RXT_KERNEL_CACHE="$results/kernel-cache"
+rm -rf "$RXT_KERNEL_CACHE"
 "$build/bench/rxt_fma_peak" | tee "$results/fma_peak.txt"
 
 # run NAME THREADS COMMAND...: keeps the RESULT line (or ORT's JSON line) of one process.
@@ -109,10 +114,12 @@ for model in models:
         lrss = l["peak_rss_mb"] if l else float("nan")
         print(f"| {model} | {t} | {r['step_ms_median']:.2f} | {om:.2f} | {lm:.2f} | {om / r['step_ms_median']:.2f}x | "
               f"{lm / r['step_ms_median']:.2f}x | {r['step_ms_median'] / bound_ms:.1f} | {r['peak_rss_mb']:.0f} MB | {orss:.0f} MB | {lrss:.0f} MB |")
-print("\n| model | import (s) | compile (s) | forward GFLOP |")
-print("|---|---|---|---|")
+print("\n| model | import (s) | compile, empty kernel cache (s) | compile, warm kernel cache (s) | forward GFLOP |")
+print("|---|---|---|---|---|")
 for model in models:
     r = load(f"rxt_train_{model}_t{thread_counts[0]}")
+    warm = load(f"rxt_train_{model}_t{thread_counts[1]}") if len(thread_counts) > 1 else None
     if r:
-        print(f"| {model} | {r['import_s']:.2f} | {r['compile_s']:.2f} | {r['forward_flops'] / 1e9:.3f} |")
+        w = f"{warm['compile_s']:.2f}" if warm else "-"
+        print(f"| {model} | {r['import_s']:.2f} | {r['compile_s']:.2f} | {w} | {r['forward_flops'] / 1e9:.3f} |")
 PY
