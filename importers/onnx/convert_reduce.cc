@@ -1,5 +1,7 @@
 // Reductions: ReduceSum (axes as an input since opset 13) and the others (axes attributes at
-// opset 17), keepdims, noop_with_empty_axes; ArgMax and ArgMin; CumSum.
+// opset 17), keepdims, noop_with_empty_axes; ArgMax and ArgMin; CumSum; TopK.
+#include <limits>
+
 #include "convert_util.h"
 #include "converters.h"
 
@@ -77,9 +79,52 @@ void CumSum(NodeContext& ctx) {
   ctx.set_output(0, Call("cumsum", {ctx.expr(0)}, attrs));
 }
 
+/// TopK with k known at import (at most 64): k rounds of max and argmax along the axis, each
+/// round masking the position it took (ties go to the lower index first, as ONNX asks, since
+/// argmax takes the first maximum); smallest as the largest of the negation. The values keep
+/// max's gradient. Float data only (the mask is -inf).
+void TopK(NodeContext& ctx) {
+  const int64_t rank = ctx.rank(0);
+  const int64_t axis = NormalizeAxis(ctx, ctx.attr_int("axis", -1), rank);
+  const Dim& dim = ctx.type(0).dims[axis];
+  if (!dim.is_static()) ctx.unsupported("TopK along a dim that is not static");
+  const int64_t k = static_cast<int64_t>(ctx.scalar(1, "k"));
+  if (k < 0 || k > dim.value) ctx.fail("k " + std::to_string(k) + " is out of range [0, " + std::to_string(dim.value) + "]");
+  if (k == 0) ctx.unsupported("TopK with k 0 (empty outputs)");
+  if (k > 64) ctx.unsupported("TopK with k above 64");
+  const std::string dt = ctx.dtype(0);
+  if (dt != "float32" && dt != "float64" && dt != "float16") ctx.unsupported("TopK of " + dt);
+  const bool largest = ctx.attr_int("largest", 1) != 0;
+  std::string current = ctx.expr(0);
+  if (!largest) current = ctx.bind(Call("negative", {current}));
+  Constant positions = MakeIntConstant({}, {});
+  positions.shape.assign(rank, 1);
+  positions.shape[axis] = dim.value;
+  for (int64_t i = 0; i < dim.value; ++i) positions.ints.push_back(i);
+  const std::string iota = ctx.constant_expr(positions);
+  const std::string along = "axis=" + std::to_string(axis) + ", keepdims=true";
+  std::vector<std::string> values, indices;
+  for (int64_t round = 0; round < k; ++round) {
+    std::string value = ctx.bind(Call("max", {current}, "axis=[" + std::to_string(axis) + "], keepdims=true"));
+    std::string index = ctx.bind(Call("argmax", {current}, along));
+    values.push_back(largest ? value : ctx.bind(Call("negative", {value})));
+    indices.push_back(index);
+    if (round + 1 == k) break;
+    std::string taken = ctx.bind(Call("equal", {iota, index}));
+    current = ctx.bind(Call("where", {taken, ctx.scalar_const(-std::numeric_limits<double>::infinity(), dt), current}));
+  }
+  auto joined = [&](const std::vector<std::string>& parts) {
+    if (parts.size() == 1) return parts[0];
+    return Call("concat", {"(" + Join(parts) + ")"}, "axis=" + std::to_string(axis));
+  };
+  ctx.set_output(0, joined(values));
+  ctx.set_output(1, joined(indices));
+}
+
 }  // namespace
 
 void AddReduceConverters(ConverterMap& map) {
+  map["TopK"] = &TopK;
   for (const char* op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceSumSquare",
                          "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp"}) {
     map[op] = &Reduce;

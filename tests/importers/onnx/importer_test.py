@@ -429,6 +429,26 @@ class Lowerings(unittest.TestCase):
                 self.assertEqual(result.returncode, 1)
                 self.assertIn(message, result.stderr)
 
+    def test_top_k_matches_numpy_with_ties_first_by_index(self):
+        for largest in (1, 0):
+            with self.subTest(largest=largest):
+                nodes = [helper.make_node("TopK", ["x", "k"], ["v", "i"], axis=1, largest=largest)]
+                m = model(nodes, [tensor("x", ["n", 5])], [tensor("v", ["n", 3]), tensor("i", ["n", 3], TensorProto.INT64)],
+                          [const("k", [3], TensorProto.INT64)])
+                result, module = import_model(save(m, f"topk{largest}"))
+                self.assertEqual(result.returncode, 0, result.stderr)
+                x = np.array([[1, 3, 3, 0, 2], [5, -1, 5, 5, 4]], dtype=np.float32)
+                out = build_and_run(module, {"x": x}, f"topk{largest}")
+                # A stable sort: equal values keep the lower index first.
+                order = np.argsort(-x if largest else x, axis=1, kind="stable")[:, :3]
+                np.testing.assert_array_equal(np.load(out + "1.npy"), order)
+                np.testing.assert_array_equal(np.load(out + "0.npy"), np.take_along_axis(x, order, axis=1))
+        nodes = [helper.make_node("TopK", ["x", "k"], ["v", "i"])]
+        m = model(nodes, [tensor("x", [2, 100])], [tensor("v", [2, 65]), tensor("i", [2, 65], TensorProto.INT64)],
+                  [const("k", [65], TensorProto.INT64)])
+        result, _ = import_model(save(m, "topk_large"))
+        self.assertIn("TopK with k above 64", result.stderr)
+
     def test_scatter_and_gather_nd_index_checks(self):
         cases = [
             ("scatter_range", helper.make_node("ScatterElements", ["x", "i", "u"], ["y"], axis=1),
