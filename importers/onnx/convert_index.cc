@@ -44,8 +44,7 @@ void GatherElements(NodeContext& ctx) {
   const int64_t rank = static_cast<int64_t>(data.size());
   if (static_cast<int64_t>(shape.size()) != rank) ctx.fail("data and indices differ in rank");
   const int64_t axis = NormalizeAxis(ctx, ctx.attr_int("axis", 0), rank);
-  std::vector<int64_t> strides(rank, 1);
-  for (int64_t k = rank - 2; k >= 0; --k) strides[k] = strides[k + 1] * data[k + 1];
+  const std::vector<int64_t> strides = RowMajorStrides(data);
   Constant offsets;
   offsets.shape = shape;
   size_t count = 1;
@@ -58,7 +57,7 @@ void GatherElements(NodeContext& ctx) {
       if (k != axis) offset += p[k] * strides[k];
     }
     offsets.ints.push_back(offset);
-    for (int64_t k = rank - 1; k >= 0 && ++p[k] == shape[k]; --k) p[k] = 0;
+    NextIndex(p, shape);
   }
   std::string indices = InRangeIndices(ctx, 1, Dim{data[axis], ""});
   if (ctx.dtype(1) != "int64") indices = ctx.bind(Call("astype", {indices}, "dtype=int64"));
@@ -215,8 +214,7 @@ void ScatterElements(NodeContext& ctx) {
   const int64_t axis = NormalizeAxis(ctx, ctx.attr_int("axis", 0), rank);
   const Constant& indices = ctx.required(1, "indices");
   if (indices.shape != shape) ctx.fail("indices and updates differ in shape");
-  std::vector<int64_t> strides(rank, 1);
-  for (int64_t k = rank - 2; k >= 0; --k) strides[k] = strides[k + 1] * data[k + 1];
+  const std::vector<int64_t> strides = RowMajorStrides(data);
   Writes writes;
   std::vector<int64_t> p(rank, 0);
   for (size_t flat = 0; flat < indices.size(); ++flat) {
@@ -230,7 +228,7 @@ void ScatterElements(NodeContext& ctx) {
       target += coordinate * strides[k];
     }
     writes.emplace_back(target, static_cast<int64_t>(flat));
-    for (int64_t k = rank - 1; k >= 0 && ++p[k] == shape[k]; --k) p[k] = 0;
+    NextIndex(p, shape);
   }
   ApplyWrites(ctx, data, static_cast<int64_t>(indices.size()), writes);
 }
@@ -305,15 +303,14 @@ void ReverseSequence(NodeContext& ctx) {
   size_t count = 1;
   for (int64_t d : dims) count *= static_cast<size_t>(d);
   if (count > kMaxFoldedElements) ctx.unsupported("ReverseSequence over more than 65536 elements");
-  std::vector<int64_t> strides(rank, 1);
-  for (int64_t k = rank - 2; k >= 0; --k) strides[k] = strides[k + 1] * dims[k + 1];
+  const std::vector<int64_t> strides = RowMajorStrides(dims);
   std::vector<int64_t> p(rank, 0);
   for (size_t flat = 0; flat < count; ++flat) {
     const int64_t len = static_cast<int64_t>(lengths.as_double(static_cast<size_t>(p[batch])));
     if (len < 0 || len > dims[time]) ctx.fail("a sequence length is out of range [0, " + std::to_string(dims[time]) + "]");
     const int64_t t = p[time], source = t < len ? len - 1 - t : t;
     positions.ints.push_back(static_cast<int64_t>(flat) + (source - t) * strides[time]);
-    for (int64_t k = rank - 1; k >= 0 && ++p[k] == dims[k]; --k) p[k] = 0;
+    NextIndex(p, dims);
   }
   std::string flat_data = ctx.bind(Call("reshape", {ctx.expr(0), ShapeExpr({std::to_string(count)})}));
   ctx.set_output(0, Call("take", {flat_data, ctx.constant_expr(positions)}, "axis=0"));

@@ -100,6 +100,12 @@ std::string PrimLiteral(double value, const std::string& dtype) {
   return "prim(" + std::to_string(value) + ")";
 }
 
+std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (int64_t k = static_cast<int64_t>(dims.size()) - 2; k >= 0; --k) strides[k] = strides[k + 1] * dims[k + 1];
+  return strides;
+}
+
 NdWindow NdWindowOf(NodeContext& ctx, std::vector<int64_t> kernel) {
   const int spatial = static_cast<int>(kernel.size());
   std::vector<int64_t> strides = ctx.attr_ints("strides", std::vector<int64_t>(spatial, 1));

@@ -53,6 +53,19 @@ struct NdWindow {
 /// resolved (it needs static input dims).
 NdWindow NdWindowOf(NodeContext& ctx, std::vector<int64_t> kernel);
 
+/// Row-major strides of |dims| (the last is 1).
+std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims);
+
+/// Steps the multi-index |p| to the next position of |dims| in row-major order (the last index
+/// fastest); false after the last position.
+inline bool NextIndex(std::vector<int64_t>& p, const std::vector<int64_t>& dims) {
+  for (int64_t k = static_cast<int64_t>(dims.size()) - 1; k >= 0; --k) {
+    if (++p[k] < dims[k]) return true;
+    p[k] = 0;
+  }
+  return false;
+}
+
 /// A Prim literal of |dtype|: "prim(1f32)".
 std::string PrimLiteral(double value, const std::string& dtype);
 

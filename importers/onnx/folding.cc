@@ -134,12 +134,6 @@ Constant Pick(const Constant& c, const std::vector<size_t>& picks, std::vector<i
   return out;
 }
 
-std::vector<int64_t> Strides(const std::vector<int64_t>& shape) {
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (int k = static_cast<int>(shape.size()) - 2; k >= 0; --k) strides[k] = strides[k + 1] * shape[k + 1];
-  return strides;
-}
-
 bool FoldConstant(NodeContext& ctx) {
   const onnx::NodeProto& node = ctx.node();
   if (node.attribute_size() != 1) ctx.fail("a Constant node needs exactly one attribute");
@@ -193,7 +187,7 @@ bool FoldGather(NodeContext& ctx, const Constant& data, const Constant& indices)
   shape.insert(shape.end(), indices.shape.begin(), indices.shape.end());
   shape.insert(shape.end(), data.shape.begin() + *axis + 1, data.shape.end());
   if (Count(shape) > kMaxFoldedElements) return false;
-  const std::vector<int64_t> strides = Strides(data.shape);
+  const std::vector<int64_t> strides = RowMajorStrides(data.shape);
   const int64_t outer = Count(std::vector<int64_t>(data.shape.begin(), data.shape.begin() + *axis));
   const int64_t inner = strides[*axis];
   std::vector<size_t> picks;
@@ -252,7 +246,7 @@ bool FoldSlice(NodeContext& ctx, const Constant& data) {
   std::vector<int64_t> shape;
   for (const auto& p : picked) shape.push_back(static_cast<int64_t>(p.size()));
   if (Count(shape) > kMaxFoldedElements) return false;
-  const std::vector<int64_t> strides = Strides(data.shape);
+  const std::vector<int64_t> strides = RowMajorStrides(data.shape);
   std::vector<size_t> picks;
   std::vector<int64_t> index(rank, 0);
   const size_t n = Count(shape);
@@ -305,8 +299,7 @@ bool FoldTranspose(NodeContext& ctx, const Constant& x) {
     if (a < 0 || a >= rank || seen[a]) ctx.fail("perm is not a permutation of the axes");
     seen[a] = true;
   }
-  std::vector<int64_t> strides(rank, 1);
-  for (int64_t k = rank - 2; k >= 0; --k) strides[k] = strides[k + 1] * x.shape[k + 1];
+  const std::vector<int64_t> strides = RowMajorStrides(x.shape);
   Constant out;
   out.dtype = x.dtype;
   for (int64_t a : perm) out.shape.push_back(x.shape[a]);
@@ -318,7 +311,7 @@ bool FoldTranspose(NodeContext& ctx, const Constant& x) {
     if (x.is_float()) out.floats.push_back(x.floats[source]);
     else out.ints.push_back(x.ints[source]);
     if (x.is_symbolic()) out.symbols.push_back(x.symbols[source]);
-    for (int64_t k = rank - 1; k >= 0 && ++p[k] == out.shape[k]; --k) p[k] = 0;
+    NextIndex(p, out.shape);
   }
   ctx.set_output_constant(0, std::move(out));
   return true;
