@@ -106,6 +106,7 @@ void TakeDiagonals(NodeContext& ctx, Operand& op, int onnx_dtype) {
       if (op.dims[p].find_first_not_of("0123456789") != std::string::npos) {
         ctx.unsupported("Einsum diagonal of a dim that is not static");
       }
+      if (op.dims[p].size() > 6) ctx.unsupported("Einsum diagonal over more than 65536 elements");
       const int64_t n = std::stoll(op.dims[p]);
       if (static_cast<size_t>(n * n) > kMaxFoldedElements) ctx.unsupported("Einsum diagonal over more than 65536 elements");
       Constant eye;

@@ -213,6 +213,7 @@ void ScatterElements(NodeContext& ctx) {
   if (static_cast<int64_t>(shape.size()) != rank) ctx.fail("data and updates differ in rank");
   const int64_t axis = NormalizeAxis(ctx, ctx.attr_int("axis", 0), rank);
   const Constant& indices = ctx.required(1, "indices");
+  if (indices.is_float()) ctx.fail("indices must be integers");
   if (indices.shape != shape) ctx.fail("indices and updates differ in shape");
   const std::vector<int64_t> strides = RowMajorStrides(data);
   Writes writes;
@@ -237,6 +238,7 @@ void ScatterElements(NodeContext& ctx) {
 void ScatterND(NodeContext& ctx) {
   const std::vector<int64_t> data = StaticDims(ctx, 0), updates = StaticDims(ctx, 2);
   const Constant& indices = ctx.required(1, "indices");
+  if (indices.is_float()) ctx.fail("indices must be integers");
   if (indices.shape.empty()) ctx.fail("indices must be at least 1-D");
   const int64_t r = static_cast<int64_t>(data.size()), m = indices.shape.back();
   if (m < 1 || m > r) ctx.fail("index tuples of " + std::to_string(m) + " for data of rank " + std::to_string(r));
@@ -247,7 +249,10 @@ void ScatterND(NodeContext& ctx) {
   const int64_t tuples = static_cast<int64_t>(indices.size()) / m;
   int64_t updates_count = 1;
   for (int64_t d : updates) updates_count *= d;
-  if (updates_count != tuples * slice) ctx.fail("updates do not hold one data slice per index tuple");
+  if (static_cast<size_t>(updates_count) > kMaxFoldedElements) ctx.unsupported("ScatterND of more than 65536 updates");
+  if (slice == 0 || tuples > updates_count || updates_count != tuples * slice) {
+    ctx.fail("updates do not hold one data slice per index tuple");
+  }
   Writes writes;
   for (int64_t t = 0; t < tuples; ++t) {
     int64_t base = 0;

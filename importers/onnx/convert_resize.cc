@@ -79,6 +79,7 @@ AxisTaps ComputeTaps(NodeContext& ctx, const ResizeAttrs& a, int64_t in, int64_t
   taps.outside.assign(out, false);
   for (int64_t o = 0; o < out; ++o) {
     const double x = SourceCoordinate(ctx, a, static_cast<double>(o), scale, in, roi_start, roi_end);
+    if (!std::isfinite(x) || std::fabs(x) > 1e15) ctx.fail("a source coordinate is not finite (check the roi and scales)");
     if (a.coordinates == "tf_crop_and_resize" && (x < 0 || x > static_cast<double>(in - 1))) {
       taps.outside[o] = true;
       for (size_t k = 0; k < n; ++k) taps.index[k][o] = 0, taps.weight[k][o] = 0;
@@ -199,7 +200,10 @@ void Resize(NodeContext& ctx) {
   if (a.coordinates == "tf_crop_and_resize") {
     const Constant* r = known_input(1, "roi");
     if (r == nullptr || static_cast<int64_t>(r->size()) != 2 * rank) ctx.fail("tf_crop_and_resize needs a roi of 2 * rank values");
-    for (int64_t k = 0; k < 2 * rank; ++k) roi[k] = r->as_double(k);
+    for (int64_t k = 0; k < 2 * rank; ++k) {
+      roi[k] = r->as_double(k);
+      if (!std::isfinite(roi[k])) ctx.fail("the roi holds a value that is not finite");
+    }
   }
 
   std::string result = ctx.expr(0);
@@ -220,7 +224,9 @@ void Resize(NodeContext& ctx) {
     if (scales != nullptr) {
       scale = scales->as_double(d);
       if (!(scale > 0) || !std::isfinite(scale)) ctx.fail("scale " + std::to_string(scale) + " of axis " + std::to_string(d) + " is not positive");
-      out = static_cast<int64_t>(std::floor(static_cast<double>(in) * scale));
+      const double length = std::floor(static_cast<double>(in) * scale);
+      if (length > static_cast<double>(kMaxFoldedElements)) ctx.unsupported("Resize to an axis of more than 65536 elements");
+      out = static_cast<int64_t>(length);
     } else {
       out = static_cast<int64_t>(sizes->as_double(d));
       if (out <= 0) ctx.fail("size " + std::to_string(out) + " of axis " + std::to_string(d) + " is not positive");

@@ -201,8 +201,10 @@ void Tile(NodeContext& ctx) {
 /// edge (the nearest end) or reflect (mirrored about the ends, which are not repeated, as
 /// NumPy's reflect); negative pads crop.
 std::vector<int64_t> PadIndices(NodeContext& ctx, const std::string& mode, int64_t n, int64_t before, int64_t after) {
-  const int64_t out = n + before + after;
+  if (n > kMaxStaticElements) ctx.unsupported("Pad in mode " + mode + " along an axis of more than 2^40 elements");
+  const int64_t out = n + before + after;  // no overflow: each term is within 2^40
   if (out < 0) ctx.fail("pads crop more than the axis holds");
+  if (static_cast<size_t>(out) > kMaxFoldedElements) ctx.unsupported("Pad in mode " + mode + " to an axis over 65536 elements");
   if (n == 0 && out > 0) ctx.fail("an empty axis cannot be padded in mode " + mode);
   std::vector<int64_t> indices(out);
   for (int64_t i = 0; i < out; ++i) {
@@ -225,6 +227,9 @@ void Pad(NodeContext& ctx) {
   std::vector<int64_t> pads = ctx.ints(1, "pads");
   const int rank = ctx.rank(0);
   if (pads.size() != static_cast<size_t>(2 * rank)) ctx.fail("pads has " + std::to_string(pads.size()) + " entries for rank " + std::to_string(rank));
+  for (int64_t p : pads) {
+    if (p > kMaxStaticElements || p < -kMaxStaticElements) ctx.fail("a pad of " + std::to_string(p) + " is out of range");
+  }
   std::string x = ctx.expr(0);
   if (mode != "constant") {
     for (int k = 0; k < rank; ++k) {
@@ -232,7 +237,6 @@ void Pad(NodeContext& ctx) {
       const Dim& dim = ctx.type(0).dims[k];
       if (!dim.is_static()) ctx.unsupported("Pad in mode " + mode + " along a dim that is not static");
       std::vector<int64_t> indices = PadIndices(ctx, mode, dim.value, pads[k], pads[rank + k]);
-      if (indices.size() > kMaxFoldedElements) ctx.unsupported("Pad in mode " + mode + " to an axis over 65536 elements");
       const int64_t count = static_cast<int64_t>(indices.size());
       x = ctx.bind(Call("take", {x, ctx.constant_expr(MakeIntConstant(std::move(indices), {count}))}, "axis=" + std::to_string(k)));
     }

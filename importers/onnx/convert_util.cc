@@ -21,9 +21,15 @@ std::vector<int64_t> StaticDims(NodeContext& ctx, int i) {
   const TypeInfo& t = ctx.type(i);
   if (!t.has_shape) ctx.unsupported(ctx.op() + " on a value of unknown shape");
   std::vector<int64_t> dims;
+  int64_t count = 1;
   for (const Dim& d : t.dims) {
     if (!d.is_static()) ctx.unsupported(ctx.op() + " on a value with non-static dims");
     dims.push_back(d.value);
+    // Converters multiply these (strides, element counts): no product may overflow.
+    if (d.value > 0 && count > kMaxStaticElements / d.value) {
+      ctx.unsupported(ctx.op() + " on a value of more than 2^40 elements");
+    }
+    count *= d.value;
   }
   return dims;
 }

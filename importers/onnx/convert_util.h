@@ -21,7 +21,10 @@ inline std::string ShapeExpr(const std::vector<std::string>& dims) { return "sha
 /// Input i's dims as prim expressions; an unsupported-node failure when one is unknown.
 std::vector<std::string> DimTexts(NodeContext& ctx, int i);
 
-/// Input i's dims, all static, or an unsupported-node failure.
+/// The most elements StaticDims accepts in a value (2^40): products of its dims never overflow.
+inline constexpr int64_t kMaxStaticElements = int64_t(1) << 40;
+
+/// Input i's dims, all static (their product at most kMaxStaticElements), or an unsupported-node failure.
 std::vector<int64_t> StaticDims(NodeContext& ctx, int i);
 
 /// Output k's dims as prim expressions when ONNX's shape inference knows them all.

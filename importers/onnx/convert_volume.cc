@@ -24,6 +24,12 @@ Volume VolumeOf(NodeContext& ctx, int i) {
     if (!t.dims[k].is_static()) ctx.unsupported(ctx.op() + " over 3 spatial dims that are not static");
   }
   if (!t.dims[0].is_known()) ctx.unsupported(ctx.op() + " with a batch of unknown size");
+  int64_t count = 1;
+  for (int k = 0; k < 5; ++k) {
+    const int64_t d = t.dims[k].is_static() ? t.dims[k].value : 1;
+    if (d > 0 && count > kMaxStaticElements / d) ctx.unsupported(ctx.op() + " on a value of more than 2^40 elements");
+    count *= d;
+  }
   return {t.dims[0].text(), t.dims[1].value, t.dims[2].value, t.dims[3].value, t.dims[4].value};
 }
 
@@ -82,8 +88,15 @@ std::string PlaneAttrs(const NdWindow& w) {
 void Conv3D(NodeContext& ctx, const NdWindow& w) {
   const Volume v = VolumeOf(ctx, 0);
   const std::vector<int64_t> kernel = StaticDims(ctx, 1);  // O, C / groups, kd, kh, kw
-  const std::vector<int64_t> out = OutputVolume(ctx);
+  if (kernel.size() != 5) ctx.fail("the weight must be 5-D (O, C / group, kD, kH, kW)");
+  if (kernel[2] != w.kernel[0] || kernel[3] != w.kernel[1] || kernel[4] != w.kernel[2]) {
+    ctx.fail("kernel_shape disagrees with the weight's spatial dims");
+  }
   const int64_t groups = ctx.attr_int("group", 1);
+  if (groups <= 0 || kernel[1] * groups != v.channels || kernel[0] % groups != 0) {
+    ctx.fail("the input's channels, the weight and group do not match");
+  }
+  const std::vector<int64_t> out = OutputVolume(ctx);
   const std::string x = DepthMajor(ctx, ctx.expr(0)), weight = ctx.expr(1);
   std::string sum;
   for (int64_t i = 0; i < kernel[2]; ++i) {
@@ -168,6 +181,11 @@ void Pool3D(NodeContext& ctx, const NdWindow& w, bool max) {
 bool ConvertVolume(NodeContext& ctx, const std::vector<int64_t>& kernel) {
   if (kernel.size() != 3) return false;
   const NdWindow w = NdWindowOf(ctx, kernel);
+  for (size_t k = 0; k < 3; ++k) {
+    if (w.kernel[k] <= 0 || w.strides[k] <= 0 || w.dilations[k] <= 0 || w.pads[k] < 0 || w.pads[3 + k] < 0) {
+      ctx.fail("kernel_shape, strides and dilations must be positive and pads not negative");
+    }
+  }
   if (ctx.op() == "Conv") Conv3D(ctx, w);
   else if (ctx.op() == "MaxPool") Pool3D(ctx, w, true);
   else if (ctx.op() == "AveragePool") Pool3D(ctx, w, false);
