@@ -97,6 +97,32 @@ struct Pooling {
     PrimExpr hit = And(Eq(FloorMod(shifted, Int(strides[dim])), Int(0)), InRange(o, Int(0), extent));
     return {ClampIndex(o, extent), hit};
   }
+  /// Without dilation, input position |h| lies in the windows of outputs floor((h + pad) /
+  /// stride) - j for j < ceil(size / stride) only (Candidates): output |j| of those, clamped
+  /// into [0, extent), the window position it reads |h| at, and whether it exists and reaches h.
+  /// A backward pass then visits ceil(size / stride)^2 outputs per input element (4 for 3x3
+  /// windows at stride 2), not every window position with a divisibility test (9).
+  std::tuple<PrimExpr, PrimExpr, PrimExpr> CandidateOutput(int dim, const PrimExpr& h, const PrimExpr& j,
+                                                           const PrimExpr& extent) const {
+    PrimExpr shifted = h + Int(pad[dim]);
+    PrimExpr o = (strides[dim] == 1 ? shifted : FloorDiv(shifted, Int(strides[dim]))) - j;
+    PrimExpr k = shifted - o * Int(strides[dim]);
+    return {ClampIndex(o, extent), k, And(InRange(o, Int(0), extent), Lt(k, Int(size[dim])))};
+  }
+  Dims Candidates() const {
+    return {Int((size[0] + strides[0] - 1) / strides[0]), Int((size[1] + strides[1] - 1) / strides[1])};
+  }
+  bool Undilated() const { return dilation == std::array<int64_t, 2>{1, 1}; }
+  /// For input element |i| and candidate |j| (Candidates): the output element, the row-major
+  /// window position |i| has in it, and whether that output exists and its window holds |i|.
+  std::tuple<Index, PrimExpr, PrimExpr> CandidateOfInput(const Index& i, const Index& j, const Dims& out) const {
+    auto [oh, kh, hit_h] = CandidateOutput(0, i[layout.h], j[0], out[layout.h]);
+    auto [ow, kw, hit_w] = CandidateOutput(1, i[layout.w], j[1], out[layout.w]);
+    Index o = i;
+    o[layout.h] = oh;
+    o[layout.w] = ow;
+    return {o, kh * Int(size[1]) + kw, And(hit_h, hit_w)};
+  }
   /// Whether the windows tile the input: stride = window, no dilation, no padding. Then input
   /// position h is in the window of output h / stride only, at position h % stride.
   bool WindowsTile() const {
@@ -279,6 +305,15 @@ Expr LegalizeMaxPool2dBackward(LegalizeContext& context, const CallNode& call) {
       PrimExpr mine = Eq(Cast(DType::kInt64, first(o)), position);
       return Select(exists ? And(exists, mine) : mine, grad(o), Zero(out.dtype));
     });
+    return k.Finish(context, {result});
+  }
+  if (p.Undilated()) {
+    TensorRef result = kb.Reduce("max_pool2d_backward", out.shape, p.Candidates(), ReduceKind::kSum,
+                                 [&](const Index& i, const Index& j) {
+                                   auto [o, position, hit] = p.CandidateOfInput(i, j, pooled);
+                                   PrimExpr mine = Eq(Cast(DType::kInt64, first(o)), position);
+                                   return Select(And(hit, mine), grad(o), Zero(out.dtype));
+                                 });
     return k.Finish(context, {result});
   }
   TensorRef result = kb.Reduce("max_pool2d_backward", out.shape, p.Window(), ReduceKind::kSum,

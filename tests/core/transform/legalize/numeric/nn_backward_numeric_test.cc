@@ -247,7 +247,11 @@ TEST(NNBackwardNumeric, PoolBackwardSpreadsEachWindowsGradient) {
   const PoolCase cases[] = {{"NCHW", {2, 1, 5, 6}, 2, 2, 2, 1, {0, 0, 0, 0}, false},
                             {"NHWC", {1, 2, 6, 5}, 3, 2, 2, 1, {1, 1, 1, 0}, true},
                             {"NCHW", {1, 1, 6, 5}, 3, 3, 1, 2, {1, 1, 1, 1}, false},  // overlapping windows
-                            {"NCHW", {1, 2, 5, 7}, 2, 2, 2, 1, {0, 0, 0, 0}, true}};  // tiling, the last ones cut
+                            {"NCHW", {1, 2, 5, 7}, 2, 2, 2, 1, {0, 0, 0, 0}, true},   // tiling, the last ones cut
+                            // Undilated windows visit ceil(size / stride)^2 candidate outputs per input:
+                            {"NCHW", {2, 3, 9, 8}, 3, 3, 2, 1, {1, 1, 1, 1}, false},  // resnet's stem pool
+                            {"NHWC", {1, 2, 11, 9}, 5, 4, 2, 1, {2, 1, 2, 2}, true},  // 3 x 2 candidates
+                            {"NCHW", {1, 2, 8, 7}, 2, 2, 3, 1, {0, 0, 0, 0}, false}};  // gaps between windows
   uint32_t seed = 80;
   for (const PoolCase& c : cases) {
     Layout l(c.layout);
