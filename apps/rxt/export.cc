@@ -10,6 +10,7 @@
 #include "rxt/runtime/safetensors.h"
 #include "rxt/support/file_io.h"
 #include "rxt/support/message_text.h"
+#include "rxt/train/trainer.h"
 #include "rxt/transform/passes.h"
 #include "train_checkpoints.h"
 
@@ -40,7 +41,7 @@ std::map<std::string, Tensor> Values(const ExportOptions& o, std::map<std::strin
   if (!o.checkpoint.empty()) {
     std::string file = CheckpointFile(o.checkpoint);
     TensorFile checkpoint = LoadSafetensors(file);
-    if (checkpoint.metadata.count("rxt.step") != 0) values = ExportValues(checkpoint);
+    if (checkpoint.metadata.count(Trainer::kCheckpointStepKey) != 0) values = ExportValues(checkpoint);
     if (values.empty()) Throw(ErrorCode::kInvalidArgument, "--checkpoint: ", file, " holds no param/ or state/ tensors");
     return values;
   }

@@ -246,8 +246,8 @@ std::string NodeContext::dtype(int i) const {
 
 const TypeInfo& NodeContext::output_type(int k) const {
   static const TypeInfo kUnknown;
-  auto it = graph_.inferred_.find(node_.output(k));
-  return it == graph_.inferred_.end() ? kUnknown : it->second;
+  const TypeInfo* inferred = graph_.Inferred(node_.output(k));
+  return inferred == nullptr ? kUnknown : *inferred;
 }
 
 const onnx::AttributeProto* NodeContext::find_attr(const std::string& name) const {
@@ -301,12 +301,25 @@ void NodeContext::set_output_dims(int k, std::vector<Dim> dims) {
   }
   type.has_shape = true;
   type.dims = std::move(dims);
-  if (known.empty()) return;
-  for (auto& [name, inferred] : graph_.inferred_) {
-    for (Dim& d : inferred.dims) {
-      if (auto it = known.find(d.symbol); !d.is_static() && it != known.end()) d = it->second;
+  // Applied when a value's inferred type is read (Inferred): a pin costs O(dims), not a pass
+  // over every value of the graph.
+  for (auto& [symbol, dim] : known) graph_.made_up_.emplace(symbol, dim);
+}
+
+const TypeInfo* GraphBuilder::Inferred(const std::string& name) {
+  auto it = inferred_.find(name);
+  if (it == inferred_.end()) return nullptr;
+  if (made_up_.empty()) return &it->second;
+  for (Dim& d : it->second.dims) {
+    // A replacement may itself be a made-up dim pinned later: follow the chain (it is acyclic:
+    // each pin maps a dim of an earlier value).
+    for (size_t hops = 0; !d.is_static() && hops <= made_up_.size(); ++hops) {
+      auto known = made_up_.find(d.symbol);
+      if (known == made_up_.end() || known->second.symbol == d.symbol) break;
+      d = known->second;
     }
   }
+  return &it->second;
 }
 
 void NodeContext::set_output_constant(int k, Constant c) {
@@ -546,7 +559,7 @@ std::map<std::string, Constant> GraphBuilder::FoldStaticIntegers() {
       Value& value = values_[output];
       if (!done) {
         value.unavailable = true;
-        if (auto it = inferred_.find(output); it != inferred_.end()) value.type = it->second;
+        if (const TypeInfo* inferred = Inferred(output)) value.type = *inferred;
       } else if (value.constant && !value.constant->is_float() && !value.constant->is_symbolic()) {
         folded[output] = *value.constant;
       }
@@ -594,7 +607,7 @@ ImportedGraph GraphBuilder::Build() {
     for (const std::string& output : node.output()) {
       if (output.empty()) continue;
       values_[output].unavailable = true;
-      if (auto it = inferred_.find(output); it != inferred_.end()) values_[output].type = it->second;
+      if (const TypeInfo* inferred = Inferred(output)) values_[output].type = *inferred;
     }
   }
   if (!unsupported.empty()) report();
@@ -610,7 +623,8 @@ ImportedGraph GraphBuilder::Build() {
       Bind(local, value.expr);
     }
     results.push_back(local);
-    TypeInfo type = inferred_.count(output.name()) != 0 ? inferred_.at(output.name()) : value.type;
+    const TypeInfo* inferred = Inferred(output.name());
+    TypeInfo type = inferred != nullptr ? *inferred : value.type;
     if (RxtDType(type.dtype) == nullptr) throw ImportError("the graph's output '" + output.name() + "' has no tensor type rxt knows");
     result_types.push_back(TensorSInfo(type, input_symbols_));
   }

@@ -197,7 +197,11 @@ class GraphBuilder {
   ImportOptions options_;
   std::string model_dir_;
   std::map<std::string, Value> values_;
+  /// ONNX's inferred type of |name| with the made-up dims converters pinned replaced; null if none.
+  const TypeInfo* Inferred(const std::string& name);
+
   std::map<std::string, TypeInfo> inferred_;  // ONNX's shape inference, by value name
+  std::map<std::string, Dim> made_up_;        // unk__N -> the dim a converter knows it is
   std::set<std::string> input_symbols_;       // the symbolic dims of the graph's inputs
   std::set<std::string> names_;  // every value name of the graph: fresh locals avoid them
   int next_temp_ = 0;

@@ -11,6 +11,7 @@
 #include "rxt/support/c_status.h"
 #include "rxt/support/error.h"
 #include "rxt/support/message_text.h"
+#include "rxt/train/trainer.h"
 #include "rxt/transform/passes.h"
 #include "rxt/transform/training/setup_trainer.h"
 #include "transform/rewrite/function_inliner.h"
@@ -241,7 +242,7 @@ ExportedModel ExportModel(const PluginHost& host, const IRModule& module, const 
 
 std::map<std::string, Tensor> ExportValues(const TensorFile& file) {
   std::map<std::string, Tensor> values;
-  const bool checkpoint = file.metadata.count("rxt.step") != 0;  // Trainer::MakeCheckpoint's key
+  const bool checkpoint = file.metadata.count(Trainer::kCheckpointStepKey) != 0;
   for (const auto& [name, tensor] : file.tensors) {
     if (!checkpoint) values.emplace(name, tensor);
     else if (name.rfind("param/", 0) == 0 || name.rfind("state/", 0) == 0) values.emplace(name.substr(6), tensor);

@@ -12,7 +12,7 @@ namespace {
 
 constexpr const char* kFormatKey = "rxt.format";
 constexpr const char* kFormat = "trainer-checkpoint/1";
-constexpr const char* kStepKey = "rxt.step";
+constexpr const char* kStepKey = Trainer::kCheckpointStepKey;
 
 std::string ParamKey(const std::string& name) { return "param/" + name; }
 std::string StateKey(const std::string& name) { return "state/" + name; }

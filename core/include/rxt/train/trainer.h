@@ -123,6 +123,8 @@ class Trainer {
   // ("state/<name>") and optimizer state ("optim/<name>"), and metadata: the step count and
   // |metadata| (keys starting "rxt." are reserved). Written atomically: a temporary file,
   // then renamed. Loading one and going on continues bit-identically.
+  /// The metadata key of a checkpoint's step count: what marks a safetensors file as one.
+  static constexpr const char* kCheckpointStepKey = "rxt.step";
   TensorFile MakeCheckpoint(const std::map<std::string, std::string>& metadata = {}) const;
   void SaveCheckpoint(const std::string& path, const std::map<std::string, std::string>& metadata = {}) const;
   /// Checks that the file fits this trainer (every tensor present with its dtype and shape,
