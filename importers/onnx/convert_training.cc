@@ -103,12 +103,46 @@ void Adam(NodeContext& ctx) {
   }
 }
 
+/// ONNX's Gradient: the gradient of y (seeded with ones) for each tensor named by xs, through
+/// the nodes computing y from xs and zs, as rxt's gradient_of (the LowerGradientOf pass makes it
+/// the Gradient pass's backward pass). The inputs are the values of xs then zs; rxt
+/// differentiates at the values the graph computes y from, so each input must be that very value.
+void Gradient(NodeContext& ctx) {
+  const onnx::AttributeProto* xs = ctx.find_attr("xs");
+  const onnx::AttributeProto* zs = ctx.find_attr("zs");
+  const std::string y = ctx.attr_string("y", "");
+  if (xs == nullptr || xs->strings_size() == 0) ctx.fail("attribute xs (the names differentiated for) is required");
+  if (y.empty()) ctx.fail("attribute y (the name differentiated) is required");
+  const int num_xs = xs->strings_size(), num_zs = zs != nullptr ? zs->strings_size() : 0;
+  if (ctx.num_inputs() != num_xs + num_zs) {
+    ctx.fail("has " + std::to_string(ctx.num_inputs()) + " inputs for " + std::to_string(num_xs + num_zs) +
+             " names in xs and zs");
+  }
+  if (ctx.num_outputs() != num_xs) {
+    ctx.fail("has " + std::to_string(ctx.num_outputs()) + " outputs for " + std::to_string(num_xs) + " names in xs");
+  }
+  for (int i = 0; i < num_xs + num_zs; ++i) {
+    const std::string& name = i < num_xs ? xs->strings(i) : zs->strings(i - num_xs);
+    if (ctx.node().input(i) != name) {
+      ctx.unsupported("Gradient with input " + std::to_string(i) + " '" + ctx.node().input(i) + "' differs from '" + name +
+                      "' (a gradient at other values than the graph's)");
+    }
+  }
+  std::vector<std::string> wrt;
+  for (int i = 0; i < num_xs; ++i) wrt.push_back(ctx.expr(i));
+  std::string tuple = "(";
+  for (size_t i = 0; i < wrt.size(); ++i) tuple += (i ? ", " : "") + wrt[i];
+  std::string gradients = ctx.bind(Call("gradient_of", {ctx.named_expr(y), tuple + (wrt.size() == 1 ? ",)" : ")")}));
+  for (int i = 0; i < num_xs; ++i) ctx.set_output(i, gradients + "[" + std::to_string(i) + "]");
+}
+
 }  // namespace
 
 void AddTrainingConverters(ConverterMap& map) {
   map["ai.onnx.preview.training.Adagrad"] = &Adagrad;
   map["ai.onnx.preview.training.Momentum"] = &Momentum;
   map["ai.onnx.preview.training.Adam"] = &Adam;
+  map["ai.onnx.preview.training.Gradient"] = &Gradient;
 }
 
 }  // namespace rxt::import_onnx

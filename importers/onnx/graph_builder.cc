@@ -164,6 +164,12 @@ std::string NodeContext::expr(int i) {
   return graph_.Materialize(value, node_.input(i));
 }
 
+std::string NodeContext::named_expr(const std::string& name) {
+  Value& value = graph_.Lookup(name, where());
+  value.used_as_tensor = true;
+  return graph_.Materialize(value, name);
+}
+
 const Constant* NodeContext::constant(int i) {
   if (!has_input(i)) return nullptr;
   input(i);

@@ -94,6 +94,8 @@ class NodeContext {
   const Value& input(int i) const;
   /// Input i as an expression of the function: a local, or a constant written out.
   std::string expr(int i);
+  /// The value of graph name |name| as an expression (ONNX's Gradient names its y by attribute).
+  std::string named_expr(const std::string& name);
   /// Input i's value when known at import time (nullptr otherwise).
   const Constant* constant(int i);
   /// Input i's value when known at import time, float initializers included: for inputs that

@@ -16,6 +16,9 @@ std::vector<std::string> ChooseLibraries(const std::string& backend, const std::
 
 std::vector<std::string> BuildPipeline(const BuildOptions& options) {
   std::vector<std::string> passes;
+  // gradient_of (ONNX's Gradient op) becomes ordinary op calls first, so that library calls
+  // and legalization see them; a module without it is left as it is.
+  passes.push_back("LowerGradientOf");
   // Library calls are matched on op calls, so before LegalizeOps turns the rest into kernels.
   if (!options.libraries.empty()) passes.push_back("LegalizeLibraryCalls");
   // Legalizing a module without op calls changes nothing, so it always runs.

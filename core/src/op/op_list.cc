@@ -10,6 +10,7 @@ void RegisterCoreOps(OpRegistry& registry) {
   RegisterCreateOps(registry);
   RegisterNNOps(registry);
   RegisterCheckpointOps(registry);
+  RegisterDifferentiationOps(registry);
   RegisterBuiltinOps(registry);
 }
 

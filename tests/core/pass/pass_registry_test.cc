@@ -22,7 +22,7 @@ std::set<std::string> ListedNames() {
 TEST(PassRegistry, ListsEveryPassWithAOneLineSummary) {
   std::vector<PassInfo> passes = ListPasses();
   EXPECT_EQ(ListedNames(), (std::set<std::string>{"WellFormed", "Normalize", "DeadCodeElimination",
-                                                  "CanonicalizeBindings", "BindParams", "ConvertToDataflow",
+                                                  "CanonicalizeBindings", "BindParams", "ConvertToDataflow", "LowerGradientOf",
                                                   "LegalizeOps", "FuseOps", "FuseKernels", "ParallelizeLoops",
                                                   "LegalizeLibraryCalls", "BindSymbolicVars",
                                                   "Gradient", "SimplifyTransposes", "AppendLoss", "SetupTrainer"}));

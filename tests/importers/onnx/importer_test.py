@@ -475,5 +475,51 @@ class Lowerings(unittest.TestCase):
         out = np.load(build_and_run(module, {"x": x, "i": np.array([[2, 1], [-1, -4]], dtype=np.int64)}, "gathernd") + "0.npy")
         np.testing.assert_array_equal(out, [x[2, 1], x[2, 0]])
 
+
+class TrainingOps(unittest.TestCase):
+    """ai.onnx.preview.training's Gradient: rxt's gradient_of, lowered by the LowerGradientOf pass
+    (the node suite's optimizers Adagrad/Momentum/Adam are checked by the conformance runner)."""
+
+    @staticmethod
+    def gradient_model(name, gradient_inputs, zs=("x",)):
+        # y = (x @ w + b)^2 over a symbolic batch; Gradient of y for w and b (x in zs).
+        nodes = [helper.make_node("MatMul", ["x", "w"], ["h"]), helper.make_node("Add", ["h", "b"], ["z"]),
+                 helper.make_node("Mul", ["z", "z"], ["y"]),
+                 helper.make_node("Gradient", gradient_inputs, ["dw", "db"], domain="ai.onnx.preview.training",
+                                  xs=["w", "b"], zs=list(zs), y="y")]
+        g = helper.make_graph(nodes, name, [tensor("x", ["n", 3])],
+                              [tensor("y", ["n", 2]), tensor("dw", [3, 2]), tensor("db", [2])],
+                              initializer=[const("w", np.arange(6).reshape(3, 2) * 0.1 - 0.2), const("b", [0.5, -0.25])])
+        return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17),
+                                                   helper.make_opsetid("ai.onnx.preview.training", 1)])
+
+    def test_gradient_matches_numpy_with_a_symbolic_batch(self):
+        result, module = import_model(save(self.gradient_model("gradient", ["w", "b", "x"]), "gradient", check=False))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("gradient_of(", read(module))
+        x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)
+        out = build_and_run(module, {"x": x}, "gradient")
+        w = (np.arange(6).reshape(3, 2) * 0.1 - 0.2).astype(np.float32)
+        z = x @ w + np.array([0.5, -0.25], dtype=np.float32)
+        # d sum(z^2) = 2z dz: dw = x^T 2z, db = sum over the batch of 2z.
+        np.testing.assert_allclose(np.load(out + "1.npy"), x.T @ (2 * z), rtol=1e-5)
+        np.testing.assert_allclose(np.load(out + "2.npy"), (2 * z).sum(axis=0), rtol=1e-5)
+
+    def test_gradient_at_other_values_than_its_xs_is_refused(self):
+        m = self.gradient_model("gradient_elsewhere", ["b", "w", "x"])
+        result, _ = import_model(save(m, "gradient_elsewhere", check=False))
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("Gradient with input 0 'b' differs from 'w' (a gradient at other values than the graph's)",
+                      result.stderr)
+
+    def test_gradient_names_a_missing_y(self):
+        m = self.gradient_model("gradient_no_y", ["w", "b", "x"])
+        next(a for a in m.graph.node[3].attribute if a.name == "y").s = b"nowhere"
+        result, _ = import_model(save(m, "gradient_no_y", check=False))
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("nowhere", result.stderr)
+        self.assertIn("(Gradient)", result.stderr)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

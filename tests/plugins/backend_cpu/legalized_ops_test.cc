@@ -284,7 +284,8 @@ TEST(LegalizedOps, EveryLegalizedOpHasACase) {
   std::set<std::string> covered;
   for (const OpCase& c : Cases()) covered.insert(c.op);
   LegalizeOps();  // attaches the legalizations to the registry
-  const std::set<std::string> builtins = {"call_kernel", "call_extern", "print", "assert", "view"};
+  // gradient_of's legalization refuses: LowerGradientOf turns it into ops that have cases here.
+  const std::set<std::string> builtins = {"call_kernel", "call_extern", "print", "assert", "view", "gradient_of"};
   for (const OpDef* op : OpRegistry::Global().List()) {
     if (!op->Has<FLegalize>() || builtins.count(op->name())) continue;
     EXPECT_TRUE(covered.count(op->name())) << op->name() << " is legalized but this test has no case for it";

@@ -149,6 +149,10 @@
 // forward values the Gradient pass recomputes in the backward pass instead of keeping them
 //   checkpoint_start(x)          x (a tensor or a tuple of them): a segment starts here
 //   checkpoint_end(x)            x: the segment ends here
+// Differentiation inside a function (core/src/op/differentiation.cc), lowered by the
+// LowerGradientOf pass
+//   gradient_of(y, wrt)          the gradient of sum(y) for each tensor of the Tuple wrt,
+//                                through the bindings computing y from them; a Tuple like wrt
 // Builtins (core/src/op/builtin.cc)
 //   call_kernel(kernel, args)    kernel: a GlobalVar, args: a Tuple; destination-passing;
 //                                result = sinfo_args[0], or a Tuple of several
@@ -192,6 +196,8 @@ inline constexpr auto kCoreOpNames = std::to_array<std::string_view>({
     "nn.cross_entropy_with_logits",
     // checkpointing
     "checkpoint_start", "checkpoint_end",
+    // differentiation
+    "gradient_of",
     // builtins
     "call_kernel", "call_extern", "print", "assert", "view",
 });
@@ -207,6 +213,7 @@ void RegisterReduceOps(OpRegistry& registry);
 void RegisterCreateOps(OpRegistry& registry);
 void RegisterNNOps(OpRegistry& registry);
 void RegisterCheckpointOps(OpRegistry& registry);
+void RegisterDifferentiationOps(OpRegistry& registry);
 void RegisterBuiltinOps(OpRegistry& registry);
 
 }  // namespace rxt

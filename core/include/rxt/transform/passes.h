@@ -17,7 +17,8 @@
 #include "rxt/runtime/tensor.h"
 
 namespace rxt {
-class LibraryProvider;  // transform/legalize/library_patterns.h
+class LibraryProvider;   // transform/legalize/library_patterns.h
+class TrainingProvider;  // transform/training/providers.h
 }
 
 namespace rxt {
@@ -52,6 +53,13 @@ Pass BindSymbolicVars(std::string func_name, std::map<std::string, int64_t> valu
 /// after the run stay its outputs. Option ConvertToDataflow.min_size (int, 2): shorter runs
 /// are left alone.
 Pass ConvertToDataflow();
+
+/// Replaces each gradient_of(y, wrt) call at the top level of a function by the backward pass
+/// of the bindings that compute y from wrt (the Gradient pass's adjoint of a function made of
+/// them, returning sum(y)), inlined in its place (transform/training/lower_gradient_of.cc).
+/// Runs before LegalizeOps, which cannot lower gradient_of call by call. |rules| as for Gradient
+/// (default: the process-wide plugin host's gradient rules).
+Pass LowerGradientOf(const TrainingProvider* rules = nullptr);
 
 /// Lowers every op call to a call_kernel of a kernel generated from the op's compute
 /// definition (transform/legalize/legalize.h, tensor_expr.h); structurally equal kernels are shared.

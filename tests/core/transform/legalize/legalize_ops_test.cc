@@ -203,8 +203,9 @@ TEST(LegalizeOps, OneCallOfEveryOpGivesValidKernels) {
   std::set<std::string> tested = OpsCalled(module);
   for (std::string_view name : kCoreOpNames) {
     const OpDef& op = OpRegistry::Global().Get(std::string(name));
+    // gradient_of's legalization refuses: the LowerGradientOf pass lowers it (its own tests).
     if (op.Has<FLegalize>() && name != "call_kernel" && name != "call_extern" && name != "print" && name != "assert" &&
-        name != "view") {
+        name != "view" && name != "gradient_of") {
       EXPECT_TRUE(tested.count(std::string(name))) << name << " is missing from kEveryOp";
     }
   }
