@@ -80,6 +80,7 @@ Converter FindConverter(const std::string& op) {
     AddNNConverters(t);
     AddShapeConverters(t);
     AddReduceConverters(t);
+    AddTrainingConverters(t);
     return t;
   }();
   auto it = table.find(op);

@@ -1,6 +1,6 @@
 // One converter per rxt op: it reads the op call (arguments, attributes, struct info) and writes
 // ONNX nodes (opset 17) through the GraphWriter, then names the result. Families in
-// convert_{elementwise,nn,shape,reduce}.cc; the registry in converters.cc.
+// convert_{elementwise,nn,shape,reduce,training}.cc; the registry in converters.cc.
 #pragma once
 
 #include <onnx/defs/attr_proto_util.h>
@@ -16,6 +16,8 @@ namespace rxt::export_onnx {
 
 /// The ONNX opset the exporter writes.
 inline constexpr int64_t kOpset = 17;
+/// The domain of ONNX's training ops (Gradient), imported at version 1 by a model that uses it.
+inline constexpr const char* kTrainingDomain = "ai.onnx.preview.training";
 
 using onnx::MakeAttribute;
 
@@ -80,6 +82,7 @@ void AddElementwiseConverters(ConverterTable& table);
 void AddNNConverters(ConverterTable& table);
 void AddShapeConverters(ConverterTable& table);
 void AddReduceConverters(ConverterTable& table);
+void AddTrainingConverters(ConverterTable& table);
 
 /// Normalizes an axis of a rank-|ndim| tensor (negative: from the end).
 int64_t NormalizeAxis(int64_t axis, int64_t ndim);

@@ -149,6 +149,13 @@ onnx::ModelProto BuildModel(const rxt_ir_api_t* ir, rxt_ir_builder_t* reader, co
   for (int i = 0; i < g.num_bindings; ++i) ExportBinding(w, g.vars[i], g.bound[i], refusals);
   if (!refusals.empty()) throw ExportError(refusals.Message());
   AddOutputs(w, g.output);
+  for (const onnx::NodeProto& node : graph.node()) {
+    if (node.domain() != kTrainingDomain) continue;
+    onnx::OperatorSetIdProto& training = *model.add_opset_import();
+    training.set_domain(kTrainingDomain);
+    training.set_version(1);
+    break;
+  }
   return model;
 }
 

@@ -184,6 +184,15 @@ def @main(%g: Tensor((1, 2, 4, 4), float32), %w: Tensor((2, 3, 3, 3), float32), 
 }
 """
 
+GRADIENT_OF_INTERMEDIATE = """
+def @main(%x: Tensor((2,), float32)) -> Tuple(Tensor((2,), float32)) {
+  %h: Tensor((2,), float32) = exp(%x)
+  %y: Tensor((2,), float32) = multiply(%h, %h)
+  %g: Tuple(Tensor((2,), float32)) = gradient_of(%y, (%h,))
+  return %g
+}
+"""
+
 
 def check_refusals():
     refused = os.path.join(WORK, "refused.rxt")
@@ -200,6 +209,14 @@ def check_refusals():
            and "relu" not in message, f"ops ONNX cannot express, in one error: {message.strip()}")
     with open(target) as f:
         expect(f.read() == "an earlier export", "a refused export leaves the existing file as it was")
+
+    # ONNX's Gradient differentiates for graph inputs and initializers only.
+    gradient = os.path.join(WORK, "gradient_of_intermediate.rxt")
+    with open(gradient, "w") as f:
+        f.write(GRADIENT_OF_INTERMEDIATE)
+    result = rxt("export", gradient, "-o", os.path.join(WORK, "gradient.onnx"), ok=False)
+    expect(result.returncode == 1 and "gradient_of (1 binding, first %g: 'h' is computed in the function" in result.stderr,
+           f"gradient_of for a computed value: {result.stderr.strip()}")
 
     lenet = os.path.join(SOURCE, "examples", "lenet.rxt")
     result = rxt("export", lenet, "-o", os.path.join(WORK, "novalues.onnx"), ok=False)
