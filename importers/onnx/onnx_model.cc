@@ -113,6 +113,11 @@ void BringToTargetOpset(onnx::ModelProto& model) {
     throw ImportError("ONNX's version converter cannot bring opset " + std::to_string(opset) + " to " +
                       std::to_string(kTargetOpset) + ": " + e.what());
   }
+  // The converter leaves the IR version as it was. Below 4, shape inference does not read
+  // initializers that are not also graph inputs: once folding makes the converter's Constant
+  // nodes (a Split's sizes, ReduceSum's axes) initializers, it would infer without their values.
+  // Opset 17 is IR version 8.
+  if (model.ir_version() < onnx::IR_VERSION) model.set_ir_version(onnx::IR_VERSION);
 }
 
 void InferShapesInProcess(onnx::ModelProto& model) {
