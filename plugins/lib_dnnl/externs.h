@@ -29,5 +29,8 @@ void MaxPool2d(void* const* args, int num_args);
 /// dnnl.max_pool2d_backward(dz, x, kh, kw, relu, dx): the gradient of a max pooling whose
 /// windows tile x (window = stride), with the ReLU gradient folded in when relu = 1
 void MaxPool2dBackward(void* const* args, int num_args);
+/// dnnl.max_pool2d_backward_strided(dz, x, kh, kw, sh, sw, pt, pl, relu, dx): the same for any
+/// undilated windows (strides, padding top and left; dz's dims give the windows)
+void MaxPool2dBackwardStrided(void* const* args, int num_args);
 
 }  // namespace rxt::lib_dnnl

@@ -60,6 +60,9 @@ const rxt_extern_t kExterns[] = {
     RXT_DNNL_EXTERN("dnnl.max_pool2d", "max pooling whose windows tile the input", MaxPool2d),
     RXT_DNNL_EXTERN("dnnl.max_pool2d_backward", "the gradient of dnnl.max_pool2d (ReLU folded in)",
                     MaxPool2dBackward),
+    RXT_DNNL_EXTERN("dnnl.max_pool2d_backward_strided",
+                    "the gradient of a max pooling with any undilated windows (ReLU folded in)",
+                    MaxPool2dBackwardStrided),
 };
 constexpr size_t kNumExterns = sizeof(kExterns) / sizeof(kExterns[0]);
 
