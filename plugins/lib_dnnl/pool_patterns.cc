@@ -6,9 +6,12 @@
 // becomes dnnl.max_pool2d(x, kh, kw);
 //   dx = nn.max_pool2d_backward(dz, x, pool_size=[kh, kw], strides=[kh, kw])
 //   [m = greater(x, 0); dx' = where(m, dx, 0)]
-// becomes dnnl.max_pool2d_backward(dz, x, kh, kw, relu). The generated kernels compute each
-// output element from its window (gathers for the x * kw and x / kw indices); the library
-// loops over windows.
+// becomes dnnl.max_pool2d_backward(dz, x, kh, kw, relu), and with other undilated windows
+// (strides, padding smaller than the window, ceil mode; resnet's 3x3 stride-2 stem pooling)
+// dnnl.max_pool2d_backward_strided(dz, x, kh, kw, sh, sw, pt, pl, relu). The generated kernels
+// compute each output element from its window (gathers for the x * kw and x / kw indices), the
+// gradient of overlapping windows by finding each candidate window's first maximum again for
+// every input element; the library loops over windows once.
 #include "patterns.h"
 
 namespace rxt::lib_dnnl {
@@ -43,6 +46,36 @@ std::optional<std::vector<int64_t>> TilingWindow(Pattern& p, Expr call, Expr x, 
   return window;
 }
 
+/// The window of a max pooling gradient the strided library function computes: NCHW, no
+/// dilation, padding smaller than the window, every window of |pooled| (dz) starting inside
+/// |x| or its top and left padding. {kh, kw, sh, sw, pt, pl}, or nothing.
+std::optional<std::vector<int64_t>> UndilatedWindow(Pattern& p, Expr call, Expr x, Expr pooled) {
+  std::string layout = StringOf(p, call, "layout");
+  if (!layout.empty() && layout != "NCHW") return std::nullopt;
+  // Absent attributes take the op's defaults: strides 1, no padding.
+  auto ints_or = [&](const char* name, std::vector<int64_t> absent) {
+    std::vector<int64_t> v = IntsOf(p, call, name);
+    return v.empty() ? absent : v;
+  };
+  std::vector<int64_t> window = PairOf(IntsOf(p, call, "pool_size"));
+  std::vector<int64_t> strides = PairOf(ints_or("strides", {1, 1}));
+  std::vector<int64_t> padding = PaddingOf(ints_or("padding", {0, 0, 0, 0}));
+  if (window.empty() || strides.empty() || padding.empty()) return std::nullopt;
+  if (!AllEqual(IntsOf(p, call, "dilation"), 1)) return std::nullopt;
+  for (int dim = 0; dim < 2; ++dim) {
+    if (window[dim] < 1 || strides[dim] < 1) return std::nullopt;
+    if (padding[dim] < 0 || padding[dim + 2] < 0 || padding[dim] >= window[dim] || padding[dim + 2] >= window[dim]) {
+      return std::nullopt;
+    }
+  }
+  std::vector<int64_t> xs = *p.StaticShape(x), zs = *p.StaticShape(pooled);
+  if (zs[0] != xs[0] || zs[1] != xs[1]) return std::nullopt;
+  for (int dim = 0; dim < 2; ++dim) {
+    if (zs[dim + 2] > 0 && (zs[dim + 2] - 1) * strides[dim] - padding[dim] >= xs[dim + 2]) return std::nullopt;
+  }
+  return std::vector<int64_t>{window[0], window[1], strides[0], strides[1], padding[0], padding[1]};
+}
+
 }  // namespace
 
 void MaxPool2dPattern(Pattern& p) {
@@ -61,7 +94,8 @@ void MaxPool2dBackwardPattern(Pattern& p) {
   Expr dz = p.Arg(call, 0), x = p.Arg(call, 1);
   if (!IsStaticFloat32(p, dz, 4) || !IsStaticFloat32(p, x, 4) || !IsStaticFloat32(p, p.result(0), 4)) return;
   std::optional<std::vector<int64_t>> window = TilingWindow(p, call, x, dz);
-  if (!window) return;
+  std::optional<std::vector<int64_t>> strided = window ? std::nullopt : UndilatedWindow(p, call, x, dz);
+  if (!window && !strided) return;
   // The ReLU gradient after it: where(m, dx, 0) with m = greater(x, 0) read only by the where.
   int num_calls = 1;
   if (p.num_calls() > 1) {
@@ -71,8 +105,11 @@ void MaxPool2dBackwardPattern(Pattern& p) {
                 p.NumArgs(mask) == 2 && p.Arg(mask, 0) == x && IsZeroConstant(p, p.Arg(mask, 1));
     if (relu) num_calls = 2;
   }
-  std::vector<Expr> args = {dz, x, p.PrimInt((*window)[0]), p.PrimInt((*window)[1]), p.PrimInt(num_calls == 2)};
-  p.Replace(num_calls, p.CallExtern("dnnl.max_pool2d_backward", args, {p.result(num_calls - 1)}));
+  std::vector<Expr> args = {dz, x};
+  for (int64_t v : window ? *window : *strided) args.push_back(p.PrimInt(v));
+  args.push_back(p.PrimInt(num_calls == 2));
+  const char* function = window ? "dnnl.max_pool2d_backward" : "dnnl.max_pool2d_backward_strided";
+  p.Replace(num_calls, p.CallExtern(function, args, {p.result(num_calls - 1)}));
 }
 
 }  // namespace rxt::lib_dnnl
