@@ -136,6 +136,10 @@ int Main(int argc, char** argv) {
   for (const auto& [name, unused] : trainer->ExportStates()) states.emplace(name, imported.values.at(name));
   trainer->LoadParams(params);
   trainer->LoadStates(states);
+  // The trainer holds its own copy now; libtorch's peer holds its module's weights once too.
+  params.clear();
+  states.clear();
+  imported.values.clear();
 
   Random rng = Random::Stream(o.seed, 1);
   Tensor x = RandomNormal(trainer->program().inputs.at(0).shape, rng);

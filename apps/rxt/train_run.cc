@@ -271,6 +271,7 @@ void RunTraining(const TrainOptions& options) {
   } else {
     StartingValues(trainer, model, options);
   }
+  model.values.clear();  // the trainer holds its own copy: a model's weights stay in memory once
   if (schedule.kind != LrSchedule::Kind::kConstant || schedule.warmup_steps > 0) {
     trainer.SetSchedule(schedule, options.lr);
   }

@@ -71,8 +71,10 @@ std::unique_ptr<rxt::Trainer> SmallTrainer() {
   program.params = {Spec("w", {3, 2}), Spec("b", {2})};
   program.states = {Spec("running_mean", {-1, 2})};
   program.optim_state_names = {"lr", "step", "velocity.0", "velocity.1"};
-  program.initial_optim_state = {Scalar(DType::kFloat32, 0.01), Scalar(DType::kInt64, 0), Tensor::Empty({3, 2}, DType::kFloat32),
-                                 Tensor::Empty({2}, DType::kFloat32)};
+  for (const rxt::Tensor& initial : {Scalar(DType::kFloat32, 0.01), Scalar(DType::kInt64, 0), Tensor::Empty({3, 2}, DType::kFloat32),
+                                     Tensor::Empty({2}, DType::kFloat32)}) {
+    program.initial_optim_state.push_back(rxt::InitialOptimState::Of(initial));
+  }
   return std::make_unique<rxt::Trainer>(std::move(program), std::make_shared<NoKernels>());
 }
 

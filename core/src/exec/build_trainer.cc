@@ -181,7 +181,7 @@ TrainerProgram BuildTrainerProgram(const IRModule& module, const BuildOptions& o
     if (!optim_state[i].is<Tensor>() || !optim_names[i].is<std::string>()) {
       Throw(ErrorCode::kInvalidArgument, "trainer module: optimizer state ", i, " is not a named tensor");
     }
-    program.initial_optim_state.push_back(optim_state[i].get<Tensor>());
+    program.initial_optim_state.push_back(InitialOptimState::Of(optim_state[i].get<Tensor>()));
     program.optim_state_names.push_back(optim_names[i].get<std::string>());
   }
   for (const TrainerTensorSpec& spec : program.params) {

@@ -81,7 +81,8 @@ int Trainer::ParamIndex(const std::string& name) const { return IndexOf(program_
 int Trainer::StateIndex(const std::string& name) const { return IndexOf(program_.states, name, "state"); }
 
 void Trainer::ResetOptimizer() {
-  optim_state_ = program_.initial_optim_state;
+  optim_state_.clear();
+  for (const InitialOptimState& initial : program_.initial_optim_state) optim_state_.push_back(initial.Materialize());
   step_ = 0;
 }
 

@@ -121,10 +121,10 @@ std::map<std::string, std::string> Trainer::RestoreCheckpoint(const TensorFile& 
     expected.insert(StateKey(spec.name));
   }
   for (size_t i = 0; i < program_.optim_state_names.size(); ++i) {
-    const Tensor& initial = program_.initial_optim_state[i];
+    const InitialOptimState& initial = program_.initial_optim_state[i];
     std::string key = OptimKey(program_.optim_state_names[i]);
-    optim.push_back(Expect(file, source, key, initial.dtype(), ShapeOf(initial.shape()),
-                           [&initial](const std::vector<int64_t>& shape) { return shape == initial.shape(); }));
+    optim.push_back(Expect(file, source, key, initial.dtype, ShapeOf(initial.shape),
+                           [&initial](const std::vector<int64_t>& shape) { return shape == initial.shape; }));
     expected.insert(key);
   }
   for (const auto& [key, tensor] : file.tensors) {

@@ -1,6 +1,8 @@
 /// TrainerTensorSpec's helpers (train/trainer_program.h).
 #include "rxt/train/trainer_program.h"
 
+#include <cstring>
+
 #include "rxt/support/error.h"
 
 namespace rxt {
@@ -21,6 +23,28 @@ std::string TrainerTensorSpec::TypeText() const {
   }
   if (shape.size() == 1) dims += ",";
   return StrCat("Tensor((", dims, "), ", DTypeName(dtype), ")");
+}
+
+InitialOptimState InitialOptimState::Of(const Tensor& value) {
+  InitialOptimState out{value.dtype(), value.shape(), value};
+  const size_t element = DTypeBytes(value.dtype());
+  const int64_t n = value.numel();
+  if (n <= 1 || element == 0) return out;
+  const auto* bytes = static_cast<const unsigned char*>(value.data());
+  for (int64_t i = 1; i < n; ++i) {
+    if (std::memcmp(bytes, bytes + i * element, element) != 0) return out;
+  }
+  out.values = Tensor::FromBytes({}, value.dtype(), bytes, element);
+  return out;
+}
+
+Tensor InitialOptimState::Materialize() const {
+  if (values.shape() == shape) return values.Clone();
+  Tensor out = Tensor::Empty(shape, dtype);
+  const size_t element = values.nbytes();
+  auto* bytes = static_cast<unsigned char*>(out.data());
+  for (int64_t i = 0; i < out.numel(); ++i) std::memcpy(bytes + i * element, values.data(), element);
+  return out;
 }
 
 }  // namespace rxt

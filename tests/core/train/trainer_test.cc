@@ -57,6 +57,53 @@ TEST(Trainer, StartsAtZeroWithTheInitialOptimizerState) {
   EXPECT_FLOAT_EQ(trainer->learning_rate(), 0.05);
 }
 
+TEST(Trainer, ResetOptimizerRestoresTheInitialStateWithoutSharingIt) {
+  auto trainer = LinearTrainer("adam", "lr=0.05");
+  trainer->InitXavierUniform(3);
+  std::vector<Tensor> initial;
+  for (const Tensor& o : trainer->optimizer_state()) initial.push_back(o.Clone());
+  Tensor x = SampleInputs(), y = SampleTargets();
+  for (int i = 0; i < 3; ++i) trainer->Update({x}, {y});
+  bool changed = false;
+  for (size_t i = 0; i < initial.size(); ++i) changed = changed || !trainer->optimizer_state()[i].BitwiseEqual(initial[i]);
+  EXPECT_TRUE(changed);
+  trainer->ResetOptimizer();
+  EXPECT_EQ(trainer->step(), 0);
+  ASSERT_EQ(trainer->optimizer_state().size(), initial.size());
+  for (size_t i = 0; i < initial.size(); ++i) {
+    EXPECT_TRUE(trainer->optimizer_state()[i].BitwiseEqual(initial[i])) << trainer->program().optim_state_names[i];
+  }
+  // Each reset makes new buffers: an update after it cannot change the next reset's values.
+  trainer->Update({x}, {y});
+  trainer->ResetOptimizer();
+  for (size_t i = 0; i < initial.size(); ++i) EXPECT_TRUE(trainer->optimizer_state()[i].BitwiseEqual(initial[i]));
+}
+
+TEST(InitialOptimState, KeepsOneElementOfAUniformValue) {
+  Tensor zeros = Tensor::Empty({512, 3}, DType::kFloat32);
+  for (int64_t i = 0; i < zeros.numel(); ++i) zeros.SetFromDouble(i, 0.25);
+  InitialOptimState uniform = InitialOptimState::Of(zeros);
+  EXPECT_EQ(uniform.values.numel(), 1);
+  EXPECT_EQ(uniform.shape, (std::vector<int64_t>{512, 3}));
+  Tensor again = uniform.Materialize();
+  EXPECT_TRUE(again.BitwiseEqual(zeros));
+  EXPECT_NE(again.data(), zeros.data());
+
+  Tensor ramp = Tensor::Empty({4}, DType::kInt64);
+  for (int64_t i = 0; i < 4; ++i) ramp.SetFromDouble(i, static_cast<double>(i));
+  InitialOptimState varied = InitialOptimState::Of(ramp);
+  EXPECT_EQ(varied.values.numel(), 4);
+  EXPECT_TRUE(varied.Materialize().BitwiseEqual(ramp));
+  // -0.0 and 0.0 differ bitwise: not uniform.
+  Tensor signs = Tensor::Empty({2}, DType::kFloat32);
+  signs.SetFromDouble(0, 0.0);
+  signs.SetFromDouble(1, -0.0);
+  EXPECT_TRUE(InitialOptimState::Of(signs).Materialize().BitwiseEqual(signs));
+  Tensor scalar = Tensor::Empty({}, DType::kFloat64);
+  scalar.SetFromDouble(0, 0.01);
+  EXPECT_TRUE(InitialOptimState::Of(scalar).Materialize().BitwiseEqual(scalar));
+}
+
 TEST(Trainer, XavierUniformIsSeededBoundedAndZeroForBiases) {
   auto a = LinearTrainer(), b = LinearTrainer();
   a->InitXavierUniform(7);

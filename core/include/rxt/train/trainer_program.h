@@ -31,6 +31,19 @@ struct TrainerTensorSpec {
   std::string TypeText() const;
 };
 
+/// The value an optimizer state starts from. Most are filled with one value (momentum buffers:
+/// zeros), kept as that one element so that a trainer does not hold a second copy of every
+/// buffer for ResetOptimizer; the others keep their tensor.
+struct InitialOptimState {
+  DType dtype = DType::kUnknown;
+  std::vector<int64_t> shape;
+  Tensor values;  // the whole value, or one element (shape ()) repeated everywhere
+  /// |value| as one element when all its elements are bitwise equal, else as it is.
+  static InitialOptimState Of(const Tensor& value);
+  /// A new tensor holding the initial value.
+  Tensor Materialize() const;
+};
+
 struct TrainerProgram {
   /// Functions @train_step, @predict and @backbone_loss (the argument orders are in
   /// transform/training/setup_trainer.h).
@@ -40,7 +53,7 @@ struct TrainerProgram {
   /// The optimizer's state: names ("lr", "weight_decay", "step", "exp_avg.0", ...) and
   /// initial values, in @train_step's order.
   std::vector<std::string> optim_state_names;
-  std::vector<Tensor> initial_optim_state;
+  std::vector<InitialOptimState> initial_optim_state;
 };
 
 }  // namespace rxt
