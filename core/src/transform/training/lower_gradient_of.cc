@@ -6,8 +6,9 @@
 ///   2. a function @<f>_gradient_of(%x1..%xn, free...) made of the slice, returning sum(%y)
 ///      (ONNX seeds the gradient with ones), where free are the other values the slice reads;
 ///   3. the Gradient pass differentiates it for its first n parameters;
-///   4. the adjoint's body is inlined in place of the call (forward recomputed, then backward),
-///      and %g becomes the tuple of its gradients; both helper functions leave the module.
+///   4. the adjoint's body is inlined in place of the call, its copy of the forward bindings
+///      replaced by the function's own values where they are the same calls, and %g becomes the
+///      tuple of its gradients; both helper functions leave the module.
 ///
 /// Inlined, the gradient's work joins the function's own blocks, where fusion and memory
 /// planning see it. Errors name the function and the binding; a slice with an op that has no
@@ -70,6 +71,55 @@ void KeepOnlyNeeded(std::vector<BindingBlock>& blocks, const std::vector<Expr>& 
   }
 }
 
+/// Two op calls that compute the same value: the same op, attributes and output struct info
+/// declared, and the very same arguments (variables by identity, constants by node).
+bool SameCall(const CallNode& a, const CallNode& b) {
+  if (AsOp(a.callee) == nullptr || AsOp(a.callee) != AsOp(b.callee) || !AsOp(a.callee)->pure()) return false;
+  if (a.args.size() != b.args.size() || !a.sinfo_args.empty() || !b.sinfo_args.empty() || !(a.attrs == b.attrs)) return false;
+  for (size_t i = 0; i < a.args.size(); ++i) {
+    if (a.args[i].get() != b.args[i].get()) return false;
+  }
+  return true;
+}
+
+/// Rewrites the inlined adjoint so that its copy of the forward bindings uses the function's
+/// own values: a binding whose call the function already computed (same op, attributes and
+/// arguments, before the gradient_of) is dropped and its variable replaced by the function's.
+/// Applied in order, a whole chain of recomputed bindings goes (their arguments become the
+/// function's variables one after another).
+class ForwardSharer : public ExprMutator {
+ public:
+  ForwardSharer(const IRModule* module, const std::vector<const Binding*>& earlier) : ExprMutator(module) {
+    for (const Binding* b : earlier) {
+      if (b->is_match_cast()) continue;
+      if (const auto* call = b->value->As<CallNode>(); call != nullptr && AsOp(call->callee) != nullptr) {
+        by_op_.emplace(AsOp(call->callee), b);
+      }
+    }
+  }
+
+  void VisitBinding(const Binding& binding) override {
+    Expr value = VisitExpr(binding.value);
+    if (const auto* call = value->As<CallNode>(); call != nullptr && !binding.is_match_cast()) {
+      auto [begin, end] = by_op_.equal_range(AsOp(call->callee));
+      for (auto it = begin; it != end; ++it) {
+        if (SameCall(*call, *it->second->value->As<CallNode>())) {
+          var_remap_[binding.var.get()] = it->second->var;
+          return;
+        }
+      }
+    }
+    if (binding.is_match_cast()) {
+      ExprMutator::VisitBinding(binding);
+      return;
+    }
+    ReEmitBinding(binding, value);
+  }
+
+ private:
+  std::unordered_multimap<const OpDef*, const Binding*> by_op_;
+};
+
 class FunctionLowering {
  public:
   FunctionLowering(IRModule& module, std::string name, Function f, const TrainingProvider* rules)
@@ -105,6 +155,18 @@ class FunctionLowering {
   }
 
  private:
+  /// The top-level bindings of the function before |b|.
+  std::vector<const Binding*> Earlier(const Binding& b) const {
+    std::vector<const Binding*> out;
+    for (const BindingBlock& block : f_->body->blocks) {
+      for (const Binding& binding : block.bindings) {
+        if (&binding == &b) return out;
+        out.push_back(&binding);
+      }
+    }
+    return out;
+  }
+
   [[noreturn]] void Fail(const Binding& b, const std::string& what) const {
     Throw(ErrorCode::kInvalidArgument, "LowerGradientOf: gradient_of at %", b.var->name, " in @", name_, ": ", what);
   }
@@ -207,8 +269,9 @@ class FunctionLowering {
       training::MatchSymbols(adjoint->params[i]->struct_info, GetStructInfo(args[i]), symbols);
     }
     training::InlinedBody body = training::InlineBody(adjoint, args, &module_, symbols);
-    std::vector<BindingBlock> inlined = body.blocks;
-    Expr gradient_tuple = training::TupleField(inlined, body.result, 1, b.var->name + "_gradients");
+    SeqExpr shared = ForwardSharer(&module_, Earlier(b)).VisitSeqExpr(MakeSeqExpr(body.blocks, body.result));
+    std::vector<BindingBlock> inlined = shared->blocks;
+    Expr gradient_tuple = training::TupleField(inlined, shared->body, 1, b.var->name + "_gradients");
     std::vector<Expr> gradients = training::Fields(inlined, gradient_tuple, b.var->name + "_gradient");
     KeepOnlyNeeded(inlined, gradients);
     training::AppendBlocks(blocks, inlined);
