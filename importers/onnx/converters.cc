@@ -13,6 +13,7 @@ const ConverterMap& Converters() {
     AddResizeConverters(m);
     AddSignalConverters(m);
     AddEinsumConverters(m);
+    AddQuantizeConverters(m);
     AddTrainingConverters(m);
     return m;
   }();

@@ -22,6 +22,7 @@ void AddIndexConverters(ConverterMap& map);        // convert_index.cc
 void AddResizeConverters(ConverterMap& map);       // convert_resize.cc
 void AddSignalConverters(ConverterMap& map);       // convert_signal.cc
 void AddEinsumConverters(ConverterMap& map);       // convert_einsum.cc
+void AddQuantizeConverters(ConverterMap& map);     // convert_quantize.cc
 void AddTrainingConverters(ConverterMap& map);     // convert_training.cc (domain ai.onnx.preview.training)
 
 /// Conv, MaxPool and AveragePool over 3 spatial dims (|kernel| has 3 dims) as 2-D ones per depth
