@@ -1,8 +1,9 @@
 // rxt run OUT.rxtx [--fn main] --input NAME=FILE.npy ... [--params FILE.safetensors]
-//         [--output FILE.npy|DIR/|FILE.safetensors] [--profile]:
+//         [--output FILE.npy|DIR/|FILE.safetensors] [--profile] [--repeat N]:
 // load an executable, load its backend from a plugin, call one function on .npy inputs; the
 // parameters no --input names come by name from --params, or from OUT.safetensors beside the
-// executable (what `rxt import` writes beside a module).
+// executable (what `rxt import` writes beside a module). --repeat N calls the function N times
+// (the profile covers the last call: the steady state, without first-call setup).
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -31,6 +32,7 @@ struct RunOptions {
   std::string backend;  // empty: the executable's
   PluginOptions plugins;
   bool profile = false;
+  int repeat = 1;  // calls; the result and the profile are the last call's
 };
 
 std::string StripPercent(const std::string& name) { return !name.empty() && name[0] == '%' ? name.substr(1) : name; }
@@ -169,10 +171,13 @@ void Run(const RunOptions& options) {
   PrintNotes(session);
 
   VirtualMachine& vm = *run.vm;
-  vm.SetProfiling(options.profile);
   Value result;
   try {
-    result = vm.Invoke(options.function, args);
+    for (int call = 0; call < options.repeat; ++call) {
+      result = Value();  // the previous call's result goes back to the VM before the next call
+      vm.SetProfiling(options.profile && call == options.repeat - 1);
+      result = vm.Invoke(options.function, args);
+    }
   } catch (const ArgumentError& e) {  // the VM names the parameter; the user wants the file
     throw Error(e.code(), StrCat(paths[e.argument()], ": ", e.what()));
   }
@@ -203,6 +208,11 @@ void AddRunCommand(CLI::App& app, CommandResult& result) {
   run->add_option("--backend", options->backend, "The backend to run on (default: the one the executable was built for, which the VM requires)");
   AddPluginOptions(run, &options->plugins);
   run->add_flag("--profile", options->profile, "Print the time spent per kernel and per instruction kind");
+  run->add_option("--repeat", options->repeat,
+                  "Call the function N times; the result and --profile are the last call's (steady state: "
+                  "the first call also pays one-time setup, e.g. oneDNN's primitive creation)")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
   run->footer(".npy inputs: C-order, little-endian float16, float32, float64, int8, int16, int32, int64, uint8 or bool.\n"
               "Backends come from plugins (see 'rxt plugins'). Example:\n"
               "  rxt run my_module.rxtx --input x=x.npy --input w0=w0.npy ... --output y.npy");
