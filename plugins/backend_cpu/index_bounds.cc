@@ -126,12 +126,23 @@ bool IndexBounds::LoadInBounds(int32_t expr) const {
   if (e.kind != ExprKind::kLoad || e.buffer < 0) return false;
   const kf::Buffer& buffer = kernel_.buffers[e.buffer];
   if (buffer.shape.size() != e.operands.size()) return false;
+  bool each_inside = true;
   for (size_t d = 0; d < e.operands.size(); ++d) {
     std::optional<Range> dim = RangeOf(buffer.shape[d]);
     std::optional<Range> index = RangeOf(e.operands[d]);
-    if (!dim || dim->lo != dim->hi || !index || index->lo < 0 || index->hi >= dim->lo) return false;
+    if (!dim || dim->lo != dim->hi || dim->lo < 0 || !index || index->lo < 0) return false;
+    each_inside = each_inside && index->hi < dim->lo;
   }
-  return true;
+  if (each_inside || !buffer.strides.empty()) return each_inside;
+  // An index past its dim (loops merged by loop_collapse.cc) still reads inside a compact buffer
+  // when the largest offset, sum of index × stride, is below its number of elements.
+  unsigned __int128 offset = 0, stride = 1;
+  for (size_t d = e.operands.size(); d-- > 0;) {
+    offset += static_cast<unsigned __int128>(RangeOf(e.operands[d])->hi) * stride;
+    stride *= static_cast<unsigned __int128>(RangeOf(buffer.shape[d])->lo);
+    if (stride > (unsigned __int128)1 << 64) return false;  // no buffer is that large
+  }
+  return offset < stride;
 }
 
 }  // namespace rxt::backend_cpu

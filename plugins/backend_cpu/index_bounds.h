@@ -3,7 +3,9 @@
 // loop vectorizes), instead of branching around a load that could fault. A load qualifies when
 // every index's range (interval arithmetic from loop extents and block bindings that are
 // compile-time constants) lies inside a dim that is a compile-time constant: the padding
-// conditions of convolutions and the window maxima of pooling gradients read that way.
+// conditions of convolutions and the window maxima of pooling gradients read that way. In a
+// compact buffer, an index may also go past its dim if the largest offset stays below the
+// number of elements (loops merged by loop_collapse.h index that way).
 #pragma once
 
 #include <cstdint>

@@ -52,6 +52,24 @@ TEST(IndexBounds, DivisionModuloAndBlockBindings) {
   EXPECT_FALSE(XLoadInBounds("(8,)", "for i in range(8) { block Y(v = i + 1) { Y[i] = X[v] } }"));
 }
 
+TEST(IndexBounds, AnIndexPastItsDimInsideACompactBuffer) {
+  // Merged loops (loop_collapse.cc) index [0, w]: the offset, not each index, decides.
+  EXPECT_TRUE(XLoadInBounds("(2, 3)", "for i in range(6) { Y[i] = X[0, i] }"));
+  EXPECT_FALSE(XLoadInBounds("(2, 3)", "for i in range(6) { Y[i] = X[1, i] }"));
+  EXPECT_FALSE(XLoadInBounds("(2, 3)", "for i in range(7) { Y[i] = X[0, i] }"));
+  EXPECT_FALSE(XLoadInBounds("(2, 3)", "for i in range(6) { Y[i] = X[0, i - 1] }"));  // negative
+  // With declared strides every index must stay in its dim.
+  plugin_support::kernel_format::Kernel strided = Decode(
+      "kernel @k(X: Buffer((2, 3), float32, strides=(4, 1)), Y: Buffer((8,), float32)) {\n"
+      "for i in range(6) { Y[i] = X[0, i] }\n}\n");
+  IndexBounds bounds(strided);
+  for (size_t i = 0; i < strided.exprs.size(); ++i) {
+    if (strided.exprs[i].kind == plugin_support::kernel_format::ExprKind::kLoad) {
+      EXPECT_FALSE(bounds.LoadInBounds(static_cast<int32_t>(i)));
+    }
+  }
+}
+
 TEST(IndexBounds, SymbolicExtentsOrDimsProveNothing) {
   plugin_support::kernel_format::Kernel kernel = Decode(R"(
 kernel @k(X: Buffer((n,), float32), Z: Buffer((8,), float32), Y: Buffer((n,), float32)) {
