@@ -5,13 +5,16 @@
 #include <stdexcept>
 
 #include "kernel_emitter.h"
+#include "loop_collapse.h"
 #include "rxt/compiled_kernel.h"
 
 namespace rxt::backend_cpu {
 
 llvm::Function* EmitKernel(const kf::Kernel& kernel, const std::string& symbol, llvm::Module& module,
                            const CodegenOptions& options) {
-  return KernelEmitter(kernel, module, options).Emit(symbol);
+  // Tiny innermost loops of elementwise nests merged first, so that they vectorize.
+  const kf::Kernel collapsed = CollapseLoops(kernel);
+  return KernelEmitter(collapsed, module, options).Emit(symbol);
 }
 
 KernelEmitter::KernelEmitter(const kf::Kernel& kernel, llvm::Module& module, const CodegenOptions& options)
