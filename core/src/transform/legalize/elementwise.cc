@@ -41,6 +41,45 @@ PrimExpr Power(const PrimExpr& a, const PrimExpr& b) {
   return Cast(a->dtype, MakeIntrinsic("pow", {Cast(DType::kFloat64, a), Cast(DType::kFloat64, b)}));
 }
 
+/// power(x, c) with a float exponent c known at compile time (a constant holding one value,
+/// e.g. LayerNorm written out as exporters do: pow(x - mean, 2)) of 2, 1, -1 or 0.5: x * x,
+/// x, 1 / x or sqrt(x), each correctly rounded (glibc's powf is not always) and a multiplication
+/// or an instruction per element instead of a libm call. sqrt(x) + 0 gives pow's +0 for -0,
+/// and pow(-inf, 0.5) is +inf where sqrt gives NaN. Null for any other power.
+std::function<PrimExpr(const PrimExpr& x)> PowerOfKnownExponent(LegalizeContext& context, const CallNode& call) {
+  DType dtype = OutputOf(call).dtype;
+  const ConstantNode* exponent = context.KnownConstant(call.args[1]);
+  if (!IsFloat(dtype) || infer::TensorArg(call, 0).dtype != dtype || exponent == nullptr ||
+      exponent->data.numel() != 1) {
+    return nullptr;
+  }
+  double e = exponent->data.GetAsDouble(0);
+  if (e == 2) return [](const PrimExpr& x) { return x * x; };
+  if (e == 1) return [](const PrimExpr& x) { return x; };
+  if (e == -1) return [](const PrimExpr& x) { return Div(One(x->dtype), x); };
+  if (e == 0.5) {
+    return [](const PrimExpr& x) {
+      return Select(Eq(x, Const(-INFINITY, x->dtype)), Const(INFINITY, x->dtype), Call("sqrt", x) + Zero(x->dtype));
+    };
+  }
+  return nullptr;
+}
+
+Expr LegalizePower(LegalizeContext& context, const CallNode& call) {
+  OutputTensor out = OutputOf(call);
+  RequireNumeric(call, out.dtype);
+  auto power = PowerOfKnownExponent(context, call);
+  if (!power) {
+    return LegalizeElementwise(context, call, [&](const std::vector<PrimExpr>& v) { return Power(v[0], v[1]); });
+  }
+  KernelCall k(call);
+  TensorRef x = k.Tensor(0);  // the exponent is not a parameter of the kernel
+  TensorRef result = k.builder().Compute("power", out.shape, [&](const Index& i) {
+    return power(x(BroadcastIndex(i, out.shape, x.shape())));
+  });
+  return k.Finish(context, {result});
+}
+
 /// C's fmod: the remainder of the division truncated toward zero (integer division truncates;
 /// a float quotient is truncated with floor or ceil by its sign).
 PrimExpr TruncMod(const PrimExpr& a, const PrimExpr& b) {
@@ -88,7 +127,7 @@ void RegisterElementwiseLegalizations(OpRegistry& r) {
   SetLegalization(r, "subtract", Arithmetic([](const PrimExpr& a, const PrimExpr& b) { return a - b; }));
   SetLegalization(r, "multiply", Arithmetic([](const PrimExpr& a, const PrimExpr& b) { return a * b; }));
   SetLegalization(r, "divide", Arithmetic(Div));
-  SetLegalization(r, "power", Arithmetic(Power));
+  SetLegalization(r, "power", LegalizePower);
   SetLegalization(r, "maximum", Arithmetic(Max));
   SetLegalization(r, "minimum", Arithmetic(Min));
   SetLegalization(r, "mod", Arithmetic(FloorMod));

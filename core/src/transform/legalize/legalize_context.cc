@@ -30,4 +30,15 @@ Expr LegalizeContext::CallKernel(const std::string& name_hint, KernelFunction ke
   return MakeOpCall("call_kernel", {MakeGlobalVar(name), MakeTuple(std::move(args))}, {}, std::move(outputs));
 }
 
+const ConstantNode* LegalizeContext::KnownConstant(const Expr& arg) const {
+  if (const auto* constant = arg->As<ConstantNode>()) return constant;
+  if (const auto* var = arg->As<VarNode>()) {
+    auto it = constants_.find(var);
+    if (it != constants_.end()) return it->second;
+  }
+  return nullptr;
+}
+
+void LegalizeContext::RecordConstant(const Var& var, const ConstantNode* constant) { constants_[var.get()] = constant; }
+
 }  // namespace rxt

@@ -29,6 +29,18 @@ class OpLegalizer : public ExprMutator {
   OpLegalizer(IRModule& module, std::string function, std::vector<Unlegalized>& unlegalized)
       : ExprMutator(&module), context_(module, builder_), function_(std::move(function)), unlegalized_(unlegalized) {}
 
+  // Variables bound to constants, for legalizations that specialise on known values.
+  void VisitBinding(const Binding& binding) override {
+    ExprMutator::VisitBinding(binding);
+    const auto* constant = binding.is_match_cast() ? nullptr : binding.value->As<ConstantNode>();
+    if (constant == nullptr) return;
+    context_.RecordConstant(binding.var, constant);
+    auto remapped = var_remap_.find(binding.var.get());
+    if (remapped != var_remap_.end() && remapped->second->As<VarNode>() != nullptr) {
+      context_.RecordConstant(std::static_pointer_cast<const VarNode>(remapped->second), constant);
+    }
+  }
+
   Expr VisitCall(const Expr& e, const CallNode& node) override {
     Expr visited = ExprMutator::VisitCall(e, node);
     const OpDef* op = AsOp(node.callee);

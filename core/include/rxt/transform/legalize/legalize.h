@@ -41,9 +41,17 @@ class LegalizeContext {
   Expr CallKernel(const std::string& name_hint, KernelFunction kernel, std::vector<Expr> args,
                   std::vector<StructInfo> outputs);
 
+  /// The constant |arg| holds: |arg| itself when it is a Constant, or the Constant a variable
+  /// is bound to earlier in the function being rewritten (RecordConstant); else null. Lets a
+  /// legalization specialise on a value known at compile time (power(x, 2) is x * x).
+  const ConstantNode* KnownConstant(const Expr& arg) const;
+  /// Records that |var| is bound to |constant| (LegalizeOps does, for each such binding).
+  void RecordConstant(const Var& var, const ConstantNode* constant);
+
  private:
   IRModule& module_;
   BlockBuilder& builder_;
+  std::unordered_map<const VarNode*, const ConstantNode*> constants_;  // variables bound to constants
   std::unordered_multimap<size_t, std::string> kernels_by_hash_;  // the module's kernels
 };
 

@@ -136,6 +136,35 @@ TEST(ElementwiseNumeric, Power) {
               "%a: Tensor((4,), int32), %b: Tensor((4,), int32)", {4}, {4}, kI32, kI32, 41, 0, 4);
 }
 
+// An exponent known at compile time (a constant of one value) is lowered to x * x, x, 1 / x or
+// sqrt: the correctly rounded results, with pow's special values (pow(-0, 0.5) = +0,
+// pow(-inf, 0.5) = +inf); the cpu backend must agree (backend_conformance.h).
+TEST(ElementwiseNumeric, PowerOfAKnownExponent) {
+  const struct {
+    const char* exponent;
+    double value;
+  } cases[] = {{"const(2, float32)", 2}, {"const([[2]], float32)", 2}, {"const(1, float32)", 1},
+               {"const(-1, float32)", -1}, {"const(0.5, float32)", 0.5}, {"const(3, float32)", 3}};
+  Array x = Random({3, 4}, kF32, 42, 0.25, 3);
+  x.data[0] = -0.0;
+  x.data[1] = -INFINITY;
+  x.data[2] = INFINITY;
+  x.data[3] = NAN;
+  x.data[4] = -1.5;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.exponent);
+    std::vector<Array> out = RunFunction("%x: Tensor((n, 4), float32)", StrCat("%e = ", c.exponent, "\n%r = power(%x, %e)"), {x});
+    // In double, then rounded to float once: the correctly rounded results.
+    Array expected = Map(x.shape, kF32, [&](const Idx& i) { return std::pow(x.at(i), c.value); });
+    EXPECT_TRUE(Near(out[0], expected, c.value == 3 ? 1e-6 : 0, 0));  // 3 stays libm's powf
+    for (int64_t i = 0; i < expected.numel(); ++i) {
+      if (expected.data[i] == 0) {
+        EXPECT_EQ(std::signbit(out[0].data[i]), std::signbit(expected.data[i])) << i;
+      }
+    }
+  }
+}
+
 TEST(ElementwiseNumeric, ComparisonsGiveBool) {
   const BinaryCase cases[] = {
       {"equal", [](double a, double b) -> double { return a == b; }},
