@@ -4,6 +4,8 @@
 // still in cache. A large GEMM is cut into one block of rows or columns per thread of the
 // host's pool (each a serial dnnl_sgemm): oneDNN's own OpenMP team barely sped these shapes up
 // (its threads and the pool's wait on each other's cores). A single row goes to row_gemv.h.
+// A batched b (..., K, N) with a's batch dims (attention's q kᵀ and p v) is one dnnl_sgemm per
+// batch item, the items shared among the pool's threads.
 #include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
@@ -41,10 +43,12 @@ struct Gemm {
   const float* bias;
   bool relu;
 
-  /// The |index|-th GEMM of a batch whose a and c matrices are |a_size| and |c_size| apart.
-  Gemm Batch(int64_t index, int64_t a_size, int64_t c_size) const {
+  /// The |index|-th GEMM of a batch whose a, b and c matrices are |a_size|, |b_size| (0: one
+  /// b for all) and |c_size| apart.
+  Gemm Batch(int64_t index, int64_t a_size, int64_t b_size, int64_t c_size) const {
     Gemm g = *this;
     g.a += index * a_size;
+    g.b += index * b_size;
     g.c += index * c_size;
     return g;
   }
@@ -88,7 +92,7 @@ void MatmulImpl(void* const* args, int num_args, bool has_bias) {
   CheckArity(num_args, has_bias ? 5 : 4, name);
   // Read in place: at batch 1 the whole call takes a few microseconds.
   FloatView a = FloatArgView(args, 0, "argument 0 (a)", -1, 2);
-  FloatView b = FloatArgView(args, 1, "argument 1 (b)", 2);
+  FloatView b = FloatArgView(args, 1, "argument 1 (b)", -1, 2);
   int flags_index = has_bias ? 3 : 2;
   int64_t flags = IntArg(args, flags_index, "argument flags");
   if (flags & ~(kTransA | kTransB | kRelu)) throw ArgumentError("unknown bits in flags " + std::to_string(flags));
@@ -96,10 +100,14 @@ void MatmulImpl(void* const* args, int num_args, bool has_bias) {
   FloatView out = FloatArgView(args, num_args - 1, "the output", a.ndim);
 
   int nd = a.ndim;
+  bool batched_b = b.ndim > 2;
+  if (batched_b && b.ndim != nd) {
+    throw ArgumentError("b " + ShapeText(b.Shape()) + " must be 2-D or have a's batch dims: a " + ShapeText(a.Shape()));
+  }
   int64_t m = trans_a ? a.shape[nd - 1] : a.shape[nd - 2];
   int64_t k = trans_a ? a.shape[nd - 2] : a.shape[nd - 1];
-  int64_t kb = trans_b ? b.shape[1] : b.shape[0];
-  int64_t n = trans_b ? b.shape[0] : b.shape[1];
+  int64_t kb = trans_b ? b.shape[b.ndim - 1] : b.shape[b.ndim - 2];
+  int64_t n = trans_b ? b.shape[b.ndim - 2] : b.shape[b.ndim - 1];
   if (k != kb) {
     throw ArgumentError("inner dims differ: a " + ShapeText(a.Shape()) + (trans_a ? " (transposed)" : "") + ", b " +
                         ShapeText(b.Shape()) + (trans_b ? " (transposed)" : ""));
@@ -109,6 +117,9 @@ void MatmulImpl(void* const* args, int num_args, bool has_bias) {
   for (int i = 0; i < nd - 2; ++i) {
     batch *= a.shape[i];
     shape_ok = shape_ok && out.shape[i] == a.shape[i];
+    if (batched_b && b.shape[i] != a.shape[i]) {
+      throw ArgumentError("batch dims differ: a " + ShapeText(a.Shape()) + ", b " + ShapeText(b.Shape()));
+    }
   }
   if (!shape_ok) {
     std::vector<int64_t> expected(a.shape, a.shape + nd - 2);
@@ -123,13 +134,14 @@ void MatmulImpl(void* const* args, int num_args, bool has_bias) {
     bias = bt.data;
   }
   if (batch == 0 || m == 0 || n == 0) return;
-  // Without a transposed a, the batch folds into the rows of one GEMM.
-  int64_t gemms = trans_a ? batch : 1;
-  Gemm g{trans_a, trans_b, trans_a ? m : batch * m, n, k, a.data, trans_a ? m : k, b.data, trans_b ? k : n,
+  // Without a transposed a or a batched b, the batch folds into the rows of one GEMM.
+  int64_t gemms = trans_a || batched_b ? batch : 1;
+  int64_t b_size = batched_b ? k * n : 0;
+  Gemm g{trans_a, trans_b, gemms > 1 ? m : batch * m, n, k, a.data, trans_a ? m : k, b.data, trans_b ? k : n,
          out.data, bias, relu};
   if (g.rows == 1 && !trans_b && RowGemvAvailable()) {  // batch-1 inference: one row per GEMM
     for (int64_t i = 0; i < gemms; ++i) {
-      Gemm row = g.Batch(i, m * k, m * n);
+      Gemm row = g.Batch(i, m * k, b_size, m * n);
       RowGemv(row.a, row.b, bias, relu, k, n, row.c);
     }
     return;
@@ -138,7 +150,11 @@ void MatmulImpl(void* const* args, int num_args, bool has_bias) {
   if (small || HostRuntime() == nullptr || HostThreads() < 2) {
     // On this thread alone, or (a host without a thread pool to share) on OpenMP's team.
     OmpSerialScope serial(small || HostRuntime() != nullptr);
-    for (int64_t i = 0; i < gemms; ++i) CheckStatus(RunBlock(g.Batch(i, m * k, m * n), 0, g.rows, 0, n));
+    for (int64_t i = 0; i < gemms; ++i) CheckStatus(RunBlock(g.Batch(i, m * k, b_size, m * n), 0, g.rows, 0, n));
+    return;
+  }
+  if (batched_b && gemms >= HostThreads()) {  // whole GEMMs per thread: each is small
+    ParallelParts(gemms, [&](int64_t i) { CheckStatus(RunBlock(g.Batch(i, m * k, b_size, m * n), 0, g.rows, 0, n)); });
     return;
   }
   // Blocks of rows, or of columns when there are more columns than rows.
@@ -147,7 +163,7 @@ void MatmulImpl(void* const* args, int num_args, bool has_bias) {
   int64_t step = by_rows ? RoundUp(CeilDiv(g.rows, parts), 8) : RoundUp(CeilDiv(n, parts), 16);
   parts = CeilDiv(by_rows ? g.rows : n, step);
   ParallelParts(gemms * parts, [&](int64_t item) {
-    Gemm one = g.Batch(item / parts, m * k, m * n);
+    Gemm one = g.Batch(item / parts, m * k, b_size, m * n);
     int64_t lo = item % parts * step;
     CheckStatus(by_rows ? RunBlock(one, lo, std::min(lo + step, one.rows), 0, n)
                         : RunBlock(one, 0, one.rows, lo, std::min(lo + step, n)));

@@ -2,6 +2,8 @@
 // (docs/libraries.md).
 #include "patterns.h"
 
+#include <algorithm>
+
 namespace rxt::lib_dnnl {
 namespace {
 
@@ -36,16 +38,26 @@ void ReplaceByMatmul(Pattern& p, Expr a, Expr b, const Epilogue& epilogue, int64
 
 }  // namespace
 
+/// Whether b is a batch of matrices (..., K, N) with a's batch dims (no broadcasting): attention's
+/// q kᵀ and p v.
+bool HasBatchDimsOf(Pattern& p, Expr a, Expr b) {
+  std::optional<std::vector<int64_t>> a_shape = StaticFloat32(p, a, -1), b_shape = StaticFloat32(p, b, -1);
+  if (!a_shape || !b_shape || a_shape->size() != b_shape->size() || b_shape->size() < 3) return false;
+  return std::equal(a_shape->begin(), a_shape->end() - 2, b_shape->begin());
+}
+
 /// dnnl.matmul(a, b, flags) / dnnl.matmul_bias(a, b, bias, flags): float32, a (..., M, K)
-/// static, b (K, N); bias N elements. flags: bit 0 = a is given transposed, bit 1 = b is (a
-/// 2-D permute_dims read only by the matmul is folded in), bit 2 = ReLU.
+/// static, b (K, N) or (..., K, N) with a's batch dims; bias N elements. flags: bit 0 = a is
+/// given transposed, bit 1 = b is (a 2-D permute_dims read only by the matmul is folded in),
+/// bit 2 = ReLU.
 void MatmulPattern(Pattern& p) {
   Expr matmul = p.call(0);
   Expr a = p.Arg(matmul, 0), b = p.Arg(matmul, 1);
-  int a_ndim = p.Ndim(a);
-  if (a_ndim < 2 || !IsStaticFloat32(p, a, a_ndim) || !IsStaticFloat32(p, b, 2)) return;
+  int a_ndim = p.Ndim(a), b_ndim = p.Ndim(b);
+  if (a_ndim < 2 || !IsStaticFloat32(p, a, a_ndim)) return;
+  if (!IsStaticFloat32(p, b, 2) && !HasBatchDimsOf(p, a, b)) return;
   if (p.DType(p.result(0)) != "float32") return;
-  int64_t n = p.Dim(b, 1).value_or(-1);
+  int64_t n = p.Dim(b, b_ndim - 1).value_or(-1);
   Epilogue epilogue = FollowColumnEpilogue(p, n);
   int64_t flags = 0;
   Expr ta = a_ndim == 2 ? FoldableTranspose(p, 0) : nullptr;

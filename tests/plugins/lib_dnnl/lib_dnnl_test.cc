@@ -45,11 +45,13 @@ std::string CallError(const std::string& name, const std::vector<Tensor>& tensor
   return "(no error)";
 }
 
-// out[b, i, j] = sum_k a[b, i, k] * w[k, j] (+ bias[j]), optionally transposed operands, ReLU.
+// out[g, i, j] = sum_k a[g, i, k] * w[k, j] (+ bias[j]), optionally transposed operands, ReLU;
+// w[g, k, j] when b has batch dims (a's).
 std::vector<float> ReferenceMatmul(const Tensor& a, const Tensor& b, const float* bias, bool ta, bool tb, bool relu) {
-  int nd = static_cast<int>(a.shape().size());
+  int nd = static_cast<int>(a.shape().size()), bd = static_cast<int>(b.shape().size());
   int64_t m = ta ? a.shape()[nd - 1] : a.shape()[nd - 2], k = ta ? a.shape()[nd - 2] : a.shape()[nd - 1];
-  int64_t n = tb ? b.shape()[0] : b.shape()[1];
+  int64_t n = tb ? b.shape()[bd - 2] : b.shape()[bd - 1];
+  int64_t b_size = bd > 2 ? k * n : 0;
   int64_t batch = 1;
   for (int i = 0; i < nd - 2; ++i) batch *= a.shape()[i];
   std::vector<float> out(batch * m * n);
@@ -59,7 +61,7 @@ std::vector<float> ReferenceMatmul(const Tensor& a, const Tensor& b, const float
         double acc = bias ? bias[j] : 0.0;
         for (int64_t p = 0; p < k; ++p) {
           float av = a.data_as<float>()[g * m * k + (ta ? p * m + i : i * k + p)];
-          float bv = b.data_as<float>()[tb ? j * k + p : p * n + j];
+          float bv = b.data_as<float>()[g * b_size + (tb ? j * k + p : p * n + j)];
           acc += double(av) * bv;
         }
         float v = static_cast<float>(acc);
@@ -93,7 +95,8 @@ TEST_P(DnnlMatmul, MatchesLoops) {
   int nd = static_cast<int>(c.a.size());
   std::vector<int64_t> out_shape(c.a.begin(), c.a.end() - 2);
   out_shape.push_back(ta ? c.a[nd - 1] : c.a[nd - 2]);
-  out_shape.push_back(tb ? c.b[0] : c.b[1]);
+  size_t bd = c.b.size();
+  out_shape.push_back(tb ? c.b[bd - 2] : c.b[bd - 1]);
   Tensor bias = RandomTensor({out_shape.back()}, rng);
   Tensor out = Tensor::Empty(out_shape, DType::kFloat32);
   if (c.bias) {
@@ -127,7 +130,16 @@ INSTANTIATE_TEST_SUITE_P(Shapes, DnnlMatmul,
                                            MatmulCase{{1, 300}, {300, 200}, 4, true},
                                            MatmulCase{{1, 400}, {400, 200}, 4, true},
                                            MatmulCase{{3, 7, 1}, {7, 20}, 1, true},
-                                           MatmulCase{{1, 5}, {5, 16}, 4, false}));
+                                           MatmulCase{{1, 5}, {5, 16}, 4, false},
+                                           // b with a's batch dims (attention): one GEMM per
+                                           // item, whole items per thread from 2^20 multiply-adds.
+                                           MatmulCase{{2, 3, 5}, {2, 5, 4}, 0, false},
+                                           MatmulCase{{2, 3, 4, 5}, {2, 3, 5, 6}, 4, true},
+                                           MatmulCase{{3, 5, 4}, {3, 6, 5}, 1 | 2, true},
+                                           MatmulCase{{128, 32, 16}, {128, 16, 32}, 0, false},
+                                           MatmulCase{{5, 32, 32}, {5, 32, 16}, 0, true},
+                                           MatmulCase{{1, 4, 5}, {1, 5, 3}, 0, false},
+                                           MatmulCase{{4, 1, 5}, {4, 5, 16}, 4, true}));
 
 // Direct convolution, NCHW / OIHW, with groups, strides, dilation and asymmetric padding.
 std::vector<float> ReferenceConv(const Tensor& x, const Tensor& w, const float* bias, const int64_t s[2],
@@ -212,6 +224,10 @@ TEST(DnnlArguments, ErrorsNameTheArgument) {
   Tensor wrong_out = Tensor::Empty({4, 4}, DType::kFloat32);
   EXPECT_NE(CallError("dnnl.matmul", {a, b, Int(0), wrong_out}).find("the output has shape (4, 4), expected (4, 3)"),
             std::string::npos);
+  Tensor b3 = RandomTensor({2, 5, 3}, rng), a3 = RandomTensor({3, 4, 5}, rng), out3 = Tensor::Empty({3, 4, 3}, DType::kFloat32);
+  EXPECT_NE(CallError("dnnl.matmul", {a3, b3, Int(0), out3}).find("batch dims differ: a (3, 4, 5), b (2, 5, 3)"),
+            std::string::npos);
+  EXPECT_NE(CallError("dnnl.matmul", {a, b3, Int(0), out}).find("must be 2-D or have a's batch dims"), std::string::npos);
   Tensor bias4 = Tensor::Empty({4}, DType::kFloat32);
   EXPECT_NE(CallError("dnnl.matmul_bias", {a, b, bias4, Int(0), out}).find("bias has 4 elements, expected 3"),
             std::string::npos);
