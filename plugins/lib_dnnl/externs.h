@@ -32,5 +32,7 @@ void MaxPool2dBackward(void* const* args, int num_args);
 /// dnnl.max_pool2d_backward_strided(dz, x, kh, kw, sh, sw, pt, pl, relu, dx): the same for any
 /// undilated windows (strides, padding top and left; dz's dims give the windows)
 void MaxPool2dBackwardStrided(void* const* args, int num_args);
+/// dnnl.softmax(x, axis, out): softmax along axis (counted from the front)
+void Softmax(void* const* args, int num_args);
 
 }  // namespace rxt::lib_dnnl

@@ -28,6 +28,7 @@ const rxt_library_pattern_t kPatterns[] = {
     RXT_LIBRARY_PATTERN("dnnl.max_pool2d_backward", "nn.max_pool2d_backward", kReluGradient, kReluMask, nullptr,
                         MaxPool2dBackwardPattern),
     RXT_LIBRARY_PATTERN("dnnl.max_pool2d", "nn.max_pool2d", nullptr, nullptr, nullptr, MaxPool2dPattern),
+    RXT_LIBRARY_PATTERN("dnnl.softmax", "softmax", nullptr, nullptr, nullptr, SoftmaxPattern),
 };
 constexpr size_t kNumPatterns = sizeof(kPatterns) / sizeof(kPatterns[0]);
 

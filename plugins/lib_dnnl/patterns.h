@@ -29,6 +29,7 @@ void Conv2dTransposePattern(Pattern& p);
 void Conv2dBackwardWeightPattern(Pattern& p);
 void MaxPool2dPattern(Pattern& p);
 void MaxPool2dBackwardPattern(Pattern& p);
+void SoftmaxPattern(Pattern& p);  // softmax_pattern.cc
 
 // ---- Shared by the bodies (patterns.cc)
 

@@ -63,6 +63,7 @@ const rxt_extern_t kExterns[] = {
     RXT_DNNL_EXTERN("dnnl.max_pool2d_backward_strided",
                     "the gradient of a max pooling with any undilated windows (ReLU folded in)",
                     MaxPool2dBackwardStrided),
+    RXT_DNNL_EXTERN("dnnl.softmax", "softmax along one axis", Softmax),
 };
 constexpr size_t kNumExterns = sizeof(kExterns) / sizeof(kExterns[0]);
 

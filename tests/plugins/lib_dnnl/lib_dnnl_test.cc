@@ -2,6 +2,8 @@
 // calls them, against straightforward C++ loops; and every argument error they report.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <random>
 
@@ -212,6 +214,50 @@ INSTANTIATE_TEST_SUITE_P(
                       ConvCase{{2, 1, 9, 35}, {3, 1, 5, 5}, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1, true, true},
                       ConvCase{{2, 1, 6, 6}, {2, 1, 7, 4}, {1, 1}, {1, 0, 0, 0}, {1, 1}, 1, true, false}));
 
+// softmax along |axis| in double: exp(x - max) / sum.
+std::vector<float> ReferenceSoftmax(const Tensor& x, int axis) {
+  int64_t outer = 1, n = x.shape()[axis], inner = 1;
+  for (int i = 0; i < axis; ++i) outer *= x.shape()[i];
+  for (size_t i = axis + 1; i < x.shape().size(); ++i) inner *= x.shape()[i];
+  const float* v = x.data_as<float>();
+  std::vector<float> out(x.numel());
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t in = 0; in < inner; ++in) {
+      auto at = [&](int64_t j) { return (o * n + j) * inner + in; };
+      double max = v[at(0)], sum = 0;
+      for (int64_t j = 1; j < n; ++j) max = std::max<double>(max, v[at(j)]);
+      for (int64_t j = 0; j < n; ++j) sum += std::exp(v[at(j)] - max);
+      for (int64_t j = 0; j < n; ++j) out[at(j)] = static_cast<float>(std::exp(v[at(j)] - max) / sum);
+    }
+  }
+  return out;
+}
+
+struct SoftmaxCase {
+  std::vector<int64_t> shape;
+  int axis;
+};
+
+class DnnlSoftmax : public ::testing::TestWithParam<SoftmaxCase> {};
+
+TEST_P(DnnlSoftmax, MatchesLoops) {
+  const SoftmaxCase& c = GetParam();
+  std::mt19937 rng(11);
+  Tensor x = RandomTensor(c.shape, rng);
+  for (int64_t i = 0; i < x.numel(); ++i) x.data_as<float>()[i] *= 8;  // exps over a wide range
+  Tensor out = Tensor::Empty(c.shape, DType::kFloat32);
+  Call("dnnl.softmax", {x, Int(c.axis), out});
+  ExpectClose(out, ReferenceSoftmax(x, c.axis), 1e-5f);
+}
+
+// The last axis (attention's rows; 128 x 32 x 32 is split over the pool), a middle and the first
+// axis, one row, a row of one element.
+INSTANTIATE_TEST_SUITE_P(Shapes, DnnlSoftmax,
+                         ::testing::Values(SoftmaxCase{{2, 5}, 1}, SoftmaxCase{{128, 32, 32}, 2},
+                                           SoftmaxCase{{3, 7, 4}, 1}, SoftmaxCase{{6, 5}, 0},
+                                           SoftmaxCase{{1, 100}, 1}, SoftmaxCase{{4, 1}, 1},
+                                           SoftmaxCase{{9}, 0}));
+
 TEST(DnnlArguments, ErrorsNameTheArgument) {
   std::mt19937 rng(3);
   Tensor a = RandomTensor({4, 5}, rng), b = RandomTensor({5, 3}, rng), out = Tensor::Empty({4, 3}, DType::kFloat32);
@@ -228,6 +274,9 @@ TEST(DnnlArguments, ErrorsNameTheArgument) {
   EXPECT_NE(CallError("dnnl.matmul", {a3, b3, Int(0), out3}).find("batch dims differ: a (3, 4, 5), b (2, 5, 3)"),
             std::string::npos);
   EXPECT_NE(CallError("dnnl.matmul", {a, b3, Int(0), out}).find("must be 2-D or have a's batch dims"), std::string::npos);
+  EXPECT_NE(CallError("dnnl.softmax", {a, Int(2), out}).find("axis 2 is out of range for x (4, 5)"), std::string::npos);
+  EXPECT_NE(CallError("dnnl.softmax", {a, Int(1), out}).find("the output has shape (4, 3), expected (4, 5)"),
+            std::string::npos);
   Tensor bias4 = Tensor::Empty({4}, DType::kFloat32);
   EXPECT_NE(CallError("dnnl.matmul_bias", {a, b, bias4, Int(0), out}).find("bias has 4 elements, expected 3"),
             std::string::npos);
