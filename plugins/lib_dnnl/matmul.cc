@@ -4,14 +4,15 @@
 // still in cache. A large GEMM is cut into one block of rows or columns per thread of the
 // host's pool (each a serial dnnl_sgemm): oneDNN's own OpenMP team barely sped these shapes up
 // (its threads and the pool's wait on each other's cores). A single row goes to row_gemv.h.
-// A batched b (..., K, N) with a's batch dims (attention's q kᵀ and p v) is one dnnl_sgemm per
-// batch item, the items shared among the pool's threads.
+// A batched b (..., K, N) with a's batch dims (attention's q kᵀ and p v) goes to oneDNN's matmul
+// primitive (batched_matmul.h).
 #include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
+#include "batched_matmul.h"
 #include "host_threads.h"
 #include "externs.h"
 #include "row_gemv.h"
@@ -134,6 +135,7 @@ void MatmulImpl(void* const* args, int num_args, bool has_bias) {
     bias = bt.data;
   }
   if (batch == 0 || m == 0 || n == 0) return;
+  if (batched_b && k > 0) return BatchedMatmul({batch, m, k, n, trans_a, trans_b, a.data, b.data, bias, relu, out.data});
   // Without a transposed a or a batched b, the batch folds into the rows of one GEMM.
   int64_t gemms = trans_a || batched_b ? batch : 1;
   int64_t b_size = batched_b ? k * n : 0;
@@ -151,10 +153,6 @@ void MatmulImpl(void* const* args, int num_args, bool has_bias) {
     // On this thread alone, or (a host without a thread pool to share) on OpenMP's team.
     OmpSerialScope serial(small || HostRuntime() != nullptr);
     for (int64_t i = 0; i < gemms; ++i) CheckStatus(RunBlock(g.Batch(i, m * k, b_size, m * n), 0, g.rows, 0, n));
-    return;
-  }
-  if (batched_b && gemms >= HostThreads()) {  // whole GEMMs per thread: each is small
-    ParallelParts(gemms, [&](int64_t i) { CheckStatus(RunBlock(g.Batch(i, m * k, b_size, m * n), 0, g.rows, 0, n)); });
     return;
   }
   // Blocks of rows, or of columns when there are more columns than rows.

@@ -133,15 +133,17 @@ INSTANTIATE_TEST_SUITE_P(Shapes, DnnlMatmul,
                                            MatmulCase{{1, 400}, {400, 200}, 4, true},
                                            MatmulCase{{3, 7, 1}, {7, 20}, 1, true},
                                            MatmulCase{{1, 5}, {5, 16}, 4, false},
-                                           // b with a's batch dims (attention): one GEMM per
-                                           // item, whole items per thread from 2^20 multiply-adds.
+                                           // b with a's batch dims (attention): oneDNN's matmul
+                                           // primitive, the batch split over the pool from 2^20
+                                           // multiply-adds; K = 0 gives the bias.
                                            MatmulCase{{2, 3, 5}, {2, 5, 4}, 0, false},
                                            MatmulCase{{2, 3, 4, 5}, {2, 3, 5, 6}, 4, true},
                                            MatmulCase{{3, 5, 4}, {3, 6, 5}, 1 | 2, true},
                                            MatmulCase{{128, 32, 16}, {128, 16, 32}, 0, false},
                                            MatmulCase{{5, 32, 32}, {5, 32, 16}, 0, true},
                                            MatmulCase{{1, 4, 5}, {1, 5, 3}, 0, false},
-                                           MatmulCase{{4, 1, 5}, {4, 5, 16}, 4, true}));
+                                           MatmulCase{{4, 1, 5}, {4, 5, 16}, 4, true},
+                                           MatmulCase{{2, 3, 0}, {2, 0, 4}, 0, true}));
 
 // Direct convolution, NCHW / OIHW, with groups, strides, dilation and asymmetric padding.
 std::vector<float> ReferenceConv(const Tensor& x, const Tensor& w, const float* bias, const int64_t s[2],
