@@ -1,5 +1,5 @@
-// Loop interchange for reductions, the one loop transformation the CPU backend makes on its
-// own. Legalized reductions (matmul, sum, pooling, ...) put the reduction loops innermost:
+// Loop interchange for reductions, one of the two loop transformations the CPU backend makes
+// on its own (the other merges loops of elementwise nests first: loop_collapse.h). Legalized reductions (matmul, sum, pooling, ...) put the reduction loops innermost:
 //
 //   for j in range(n) { for k in range(m) { block(vj = j, reduce vk = k) { C[.., vj] = C[.., vj] + ... } } }
 //
@@ -16,7 +16,8 @@
 // one's elements, the j loop is split into one loop per part (distributed), each part
 // interchanged on its own.
 //
-// The backend's loop transformations stop here; legalization decides everything else.
+// The backend's loop transformations stop here and at loop_collapse.h; legalization decides
+// everything else.
 #pragma once
 
 #include <optional>
