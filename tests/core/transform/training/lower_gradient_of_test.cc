@@ -11,22 +11,15 @@
 #include "rxt/ir/well_formed.h"
 #include "rxt/ir/parser.h"
 #include "rxt/ir/printer.h"
-#include "rxt/plugin/plugin_host.h"
 #include "rxt/runtime/vm.h"
 #include "rxt/transform/passes.h"
+#include "test_util/fixture_grad_rules.h"
 #include "test_util/reference_provider.h"
 
 namespace rxt {
 namespace {
 
-const PluginHost& Rules() {
-  static PluginHost* host = [] {
-    auto* h = new PluginHost();
-    h->Load(std::string(RXT_TEST_IR_PLUGIN_DIR) + "/test_grad_rules.so");
-    return h;
-  }();
-  return *host;
-}
+const PluginHost& Rules() { return testing::FixtureGradRules(); }
 
 Tensor Filled(const std::vector<int64_t>& shape, double start, double step) {
   Tensor t = Tensor::Empty(shape, DType::kFloat64);

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <random>
 
+#include "test_util/fixture_grad_rules.h"
 #include "test_util/reference_provider.h"
-#include "rxt/plugin/plugin_host.h"
 #include "rxt/exec/build.h"
 #include "rxt/ir/parser.h"
 #include "rxt/ir/printer.h"
@@ -19,14 +19,7 @@
 namespace rxt {
 namespace {
 
-const PluginHost& Rules() {
-  static PluginHost* host = [] {
-    auto* h = new PluginHost();
-    h->Load(std::string(RXT_TEST_IR_PLUGIN_DIR) + "/test_grad_rules.so");
-    return h;
-  }();
-  return *host;
-}
+const PluginHost& Rules() { return testing::FixtureGradRules(); }
 
 /// Random float64 values in [-1, 1] (bool tensors: |flag|) for every parameter of |f|; symbolic
 /// dims take the value in |dims|.
