@@ -262,6 +262,16 @@ int32_t IntImm(kf::Kernel& k, kf::DType dtype, int64_t value) {
   return AddExpr(k, std::move(e));
 }
 
+/// a * b, a new expression of |k|.
+int32_t Multiply(kf::Kernel& k, kf::DType dtype, int32_t a, int32_t b) {
+  kf::Expr mul;
+  mul.kind = kf::ExprKind::kBinary;
+  mul.dtype = dtype;
+  mul.binary_op = kf::BinaryOp::kMul;
+  mul.operands = {a, b};
+  return AddExpr(k, std::move(mul));
+}
+
 }  // namespace
 
 std::vector<CollapsedLoops> PlanLoopCollapse(const kf::Kernel& kernel) {
@@ -285,22 +295,12 @@ kf::Kernel CollapseLoops(kf::Kernel kernel) {
       } else if (symbolic == kf::kNone) {
         symbolic = extent;
       } else {
-        kf::Expr mul;
-        mul.kind = kf::ExprKind::kBinary;
-        mul.dtype = dtype;
-        mul.binary_op = kf::BinaryOp::kMul;
-        mul.operands = {symbolic, extent};
-        symbolic = AddExpr(kernel, std::move(mul));
+        symbolic = Multiply(kernel, dtype, symbolic, extent);
       }
     }
     int32_t product = IntImm(kernel, dtype, constant);
     if (symbolic != kf::kNone && constant != 1) {
-      kf::Expr mul;
-      mul.kind = kf::ExprKind::kBinary;
-      mul.dtype = dtype;
-      mul.binary_op = kf::BinaryOp::kMul;
-      mul.operands = {symbolic, product};
-      product = AddExpr(kernel, std::move(mul));
+      product = Multiply(kernel, dtype, symbolic, product);
     } else if (symbolic != kf::kNone) {
       product = symbolic;
     }

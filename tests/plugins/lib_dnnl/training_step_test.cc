@@ -55,6 +55,25 @@ std::vector<std::string> ExternNames(const Trainer& trainer) {
   return names;
 }
 
+/// Two steps of both trainers on (x, y) give the same losses and parameters (within float32
+/// rounding of a different summation order); the second step also checks the momentum state.
+void ExpectSameSteps(Trainer& with, Trainer& without, const Tensor& x, const Tensor& y) {
+  for (int step = 0; step < 2; ++step) {
+    float loss_with = static_cast<float>(with.Update({x}, {y}).GetAsDouble(0));
+    float loss_without = static_cast<float>(without.Update({x}, {y}).GetAsDouble(0));
+    EXPECT_NEAR(loss_with, loss_without, 1e-4f * (1 + std::abs(loss_without))) << "step " << step;
+  }
+  for (int p = 0; p < with.param_num(); ++p) {
+    const Tensor& a = with.param(p);
+    const Tensor& b = without.param(p);
+    ASSERT_EQ(a.shape(), b.shape());
+    for (int64_t i = 0; i < a.numel(); ++i) {
+      float u = a.data_as<float>()[i], v = b.data_as<float>()[i];
+      ASSERT_NEAR(u, v, 1e-4f * (1 + std::abs(v))) << "parameter " << p << " at " << i;
+    }
+  }
+}
+
 TEST(LibraryTraining, LeNetStepSameWithDnnl) {
   PluginHost::Global().Load(RXT_LIB_DNNL_PLUGIN);
   std::unique_ptr<Trainer> with = LeNetTrainer({"dnnl"}), without = LeNetTrainer({});
@@ -70,20 +89,7 @@ TEST(LibraryTraining, LeNetStepSameWithDnnl) {
   Tensor x = Tensor::Empty({4, 1, 28, 28}, DType::kFloat32);
   for (int64_t i = 0; i < x.numel(); ++i) x.data_as<float>()[i] = pixel(rng);
   Tensor y = Tensor::FromVector<int64_t>({4}, DType::kInt64, {3, 0, 9, 5});
-  for (int step = 0; step < 2; ++step) {  // the second step also checks the momentum state
-    float loss_with = static_cast<float>(with->Update({x}, {y}).GetAsDouble(0));
-    float loss_without = static_cast<float>(without->Update({x}, {y}).GetAsDouble(0));
-    EXPECT_NEAR(loss_with, loss_without, 1e-4f * (1 + std::abs(loss_without))) << "step " << step;
-  }
-  for (int p = 0; p < with->param_num(); ++p) {
-    const Tensor& a = with->param(p);
-    const Tensor& b = without->param(p);
-    ASSERT_EQ(a.shape(), b.shape());
-    for (int64_t i = 0; i < a.numel(); ++i) {
-      float u = a.data_as<float>()[i], v = b.data_as<float>()[i];
-      ASSERT_NEAR(u, v, 1e-4f * (1 + std::abs(v))) << "parameter " << p << " at " << i;
-    }
-  }
+  ExpectSameSteps(*with, *without, x, y);
 }
 
 // resnet's stem in small: conv 3 -> 4 (3x3, padding 1) on 10x10 images, bias, ReLU, max pooling
@@ -131,20 +137,7 @@ TEST(LibraryTraining, StridedPoolingStepSameWithDnnl) {
   Tensor x = Tensor::Empty({3, 3, 10, 10}, DType::kFloat32);
   for (int64_t i = 0; i < x.numel(); ++i) x.data_as<float>()[i] = pixel(rng);
   Tensor y = Tensor::FromVector<int64_t>({3}, DType::kInt64, {1, 7, 4});
-  for (int step = 0; step < 2; ++step) {
-    float loss_with = static_cast<float>(with->Update({x}, {y}).GetAsDouble(0));
-    float loss_without = static_cast<float>(without->Update({x}, {y}).GetAsDouble(0));
-    EXPECT_NEAR(loss_with, loss_without, 1e-4f * (1 + std::abs(loss_without))) << "step " << step;
-  }
-  for (int p = 0; p < with->param_num(); ++p) {
-    const Tensor& a = with->param(p);
-    const Tensor& b = without->param(p);
-    ASSERT_EQ(a.shape(), b.shape());
-    for (int64_t i = 0; i < a.numel(); ++i) {
-      float u = a.data_as<float>()[i], v = b.data_as<float>()[i];
-      ASSERT_NEAR(u, v, 1e-4f * (1 + std::abs(v))) << "parameter " << p << " at " << i;
-    }
-  }
+  ExpectSameSteps(*with, *without, x, y);
 }
 
 // ReLU's gradient reads its output, so each pre-ReLU tensor dies in the forward pass: the

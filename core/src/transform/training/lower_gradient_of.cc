@@ -93,7 +93,7 @@ class ForwardSharer : public ExprMutator {
     for (const Binding* b : earlier) {
       if (b->is_match_cast()) continue;
       if (const auto* call = b->value->As<CallNode>(); call != nullptr && AsOp(call->callee) != nullptr) {
-        by_op_.emplace(AsOp(call->callee), b);
+        by_call_.emplace(Key(*call), b);
       }
     }
   }
@@ -101,7 +101,7 @@ class ForwardSharer : public ExprMutator {
   void VisitBinding(const Binding& binding) override {
     Expr value = VisitExpr(binding.value);
     if (const auto* call = value->As<CallNode>(); call != nullptr && !binding.is_match_cast()) {
-      auto [begin, end] = by_op_.equal_range(AsOp(call->callee));
+      auto [begin, end] = by_call_.equal_range(Key(*call));
       for (auto it = begin; it != end; ++it) {
         if (SameCall(*call, *it->second->value->As<CallNode>())) {
           var_remap_[binding.var.get()] = it->second->var;
@@ -117,7 +117,15 @@ class ForwardSharer : public ExprMutator {
   }
 
  private:
-  std::unordered_multimap<const OpDef*, const Binding*> by_op_;
+  /// The op and the argument nodes, hashed: a function's thousands of `add` calls are not
+  /// compared one by one.
+  static size_t Key(const CallNode& call) {
+    size_t h = std::hash<const void*>()(AsOp(call.callee));
+    for (const Expr& arg : call.args) h = h * 1000003u ^ std::hash<const void*>()(arg.get());
+    return h;
+  }
+
+  std::unordered_multimap<size_t, const Binding*> by_call_;
 };
 
 class FunctionLowering {
