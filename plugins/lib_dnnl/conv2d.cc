@@ -6,7 +6,8 @@
 // group (oneDNN's direct kernels read it as is; left free, it picks NHWC and a slower kernel). The weights are reordered on every call (they are small and change during
 // training); with a pooling the blocked convolution output goes straight into the pooling
 // primitive and only the pooled result is reordered back. ReLU is a post-op, the bias the
-// primitive's bias argument. One-channel data without pooling goes to single_channel_conv.h.
+// primitive's bias argument. Without pooling, one-channel data goes to single_channel_conv.h and
+// output maps of a few pixels to small_map_conv.h.
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "conv_params.h"
@@ -15,6 +16,7 @@
 #include "host_threads.h"
 #include "primitive_cache.h"
 #include "single_channel_conv.h"
+#include "small_map_conv.h"
 #include "tensor_args.h"
 
 namespace rxt::lib_dnnl {
@@ -173,6 +175,10 @@ void Conv2dImpl(void* const* args, int num_args, bool has_bias, bool has_pool) {
   }
   if (out.size() == 0) return;
   if (data.size() == 0 || weight.size() == 0) throw ArgumentError(std::string(name) + ": empty data or weight");
+  if (!has_pool && SmallMapConv::Applies(data.shape, weight.shape, w)) {
+    SmallMapConv::Of(data.shape, weight.shape, w).Forward(data.data, weight.data, bias, relu == 1, out.data);
+    return;
+  }
   if (!has_pool && SingleChannelConv::Applies(data.shape, weight.shape, w)) {
     SingleChannelConv::Of(data.shape, weight.shape, w).Forward(data.data, weight.data, bias, relu == 1, out.data);
     return;

@@ -3,7 +3,8 @@
 // nn.conv2d_transpose computes it) and the weight gradient, optionally with the bias gradient
 // (the output gradient summed over N, H and W). Layouts as in conv2d.cc: plain tensors for the
 // caller, the primitive's own choice inside, reorders per call, primitives cached per shape.
-// The weight gradient of a one-channel convolution uses single_channel_conv.h.
+// The weight gradient of a one-channel convolution uses single_channel_conv.h; output maps of
+// a few pixels go to small_map_conv.h.
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include "narrow_conv_backward_data.h"
 #include "primitive_cache.h"
 #include "single_channel_conv.h"
+#include "small_map_conv.h"
 #include "tensor_args.h"
 
 namespace rxt::lib_dnnl {
@@ -136,6 +138,10 @@ void BackwardDataImpl(void* const* args, int num_args) {
     std::fill(dx.data, dx.data + dx.size(), 0.0f);
     return;
   }
+  if (SmallMapConv::Applies(dx.shape, weight.shape, w)) {
+    SmallMapConv::Of(dx.shape, weight.shape, w).BackwardData(dz.data, weight.data, dx.data);
+    return;
+  }
   if (NarrowDataGradient::Applies(dx.shape, weight.shape, w)) {
     NarrowDataGradient::Of(dx.shape, weight.shape, w).Run(dz.data, weight.data, dx.data);
     return;
@@ -183,6 +189,10 @@ void BackwardWeightsImpl(void* const* args, int num_args, bool has_bias) {
   if (data.size() == 0 || dz.size() == 0) {  // nothing contributes: zero gradients
     std::fill(dw.data, dw.data + dw.size(), 0.0f);
     if (db != nullptr) std::fill(db, db + dw.shape[0], 0.0f);
+    return;
+  }
+  if (SmallMapConv::Applies(data.shape, dw.shape, w)) {
+    SmallMapConv::Of(data.shape, dw.shape, w).BackwardWeights(data.data, dz.data, dw.data, db);
     return;
   }
   if (SingleChannelConv::Applies(data.shape, dw.shape, w)) {

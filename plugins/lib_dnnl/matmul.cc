@@ -6,13 +6,12 @@
 // (its threads and the pool's wait on each other's cores). A single row goes to row_gemv.h.
 // A batched b (..., K, N) with a's batch dims (attention's q kᵀ and p v) goes to oneDNN's matmul
 // primitive (batched_matmul.h).
-#include <oneapi/dnnl/dnnl.h>
-
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
 #include "batched_matmul.h"
+#include "gemm.h"
 #include "host_threads.h"
 #include "externs.h"
 #include "row_gemv.h"
@@ -22,71 +21,6 @@ namespace rxt::lib_dnnl {
 namespace {
 
 constexpr int64_t kTransA = 1, kTransB = 2, kRelu = 4;
-
-// Below this many multiply-adds a GEMM runs on the calling thread alone: handing half to another
-// thread costs more than it saves. The seed MLP's 64x128x128 layer (2^20) takes 21 us on one
-// thread and 13-16 us split in two on the pool; its 64x128x10 layer takes 3 us.
-constexpr int64_t kSerialMacs = int64_t{1} << 20;
-
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-int64_t RoundUp(int64_t a, int64_t b) { return CeilDiv(a, b) * b; }
-
-/// One GEMM of a call: c (rows x n, row stride n) = op(a) op(b) (+ bias per column), then
-/// ReLU if asked.
-struct Gemm {
-  bool trans_a, trans_b;
-  int64_t rows, n, k;
-  const float* a;
-  int64_t lda;
-  const float* b;
-  int64_t ldb;
-  float* c;
-  const float* bias;
-  bool relu;
-
-  /// The |index|-th GEMM of a batch whose a, b and c matrices are |a_size|, |b_size| (0: one
-  /// b for all) and |c_size| apart.
-  Gemm Batch(int64_t index, int64_t a_size, int64_t b_size, int64_t c_size) const {
-    Gemm g = *this;
-    g.a += index * a_size;
-    g.b += index * b_size;
-    g.c += index * c_size;
-    return g;
-  }
-};
-
-/// Rows [r0, r1) and columns [c0, c1) of |g|'s output: bias, GEMM and ReLU on that block
-/// alone, so blocks run on different threads. Returns dnnl_sgemm's status.
-dnnl_status_t RunBlock(const Gemm& g, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
-  int64_t rows = r1 - r0, cols = c1 - c0;
-  if (rows <= 0 || cols <= 0) return dnnl_success;
-  float* c = g.c + r0 * g.n + c0;
-  if (g.bias != nullptr) {
-    for (int64_t r = 0; r < rows; ++r) std::copy(g.bias + c0, g.bias + c1, c + r * g.n);
-  }
-  if (g.k == 0) {
-    if (g.bias == nullptr) {
-      for (int64_t r = 0; r < rows; ++r) std::fill(c + r * g.n, c + r * g.n + cols, 0.0f);
-    }
-  } else {
-    const float* a = g.trans_a ? g.a + r0 : g.a + r0 * g.lda;
-    const float* b = g.trans_b ? g.b + c0 * g.ldb : g.b + c0;
-    dnnl_status_t status = dnnl_sgemm(g.trans_a ? 'T' : 'N', g.trans_b ? 'T' : 'N', rows, cols, g.k, 1.0f, a, g.lda,
-                                      b, g.ldb, g.bias != nullptr ? 1.0f : 0.0f, c, g.n);
-    if (status != dnnl_success) return status;
-  }
-  if (g.relu) {
-    for (int64_t r = 0; r < rows; ++r) {
-      float* row = c + r * g.n;
-      for (int64_t j = 0; j < cols; ++j) row[j] = row[j] > 0.0f ? row[j] : 0.0f;
-    }
-  }
-  return dnnl_success;
-}
-
-void CheckStatus(dnnl_status_t status) {
-  if (status != dnnl_success) throw std::runtime_error("dnnl_sgemm failed with status " + std::to_string(status));
-}
 
 void MatmulImpl(void* const* args, int num_args, bool has_bias) {
   const char* name = has_bias ? "dnnl.matmul_bias" : "dnnl.matmul";
@@ -152,19 +86,18 @@ void MatmulImpl(void* const* args, int num_args, bool has_bias) {
   if (small || HostRuntime() == nullptr || HostThreads() < 2) {
     // On this thread alone, or (a host without a thread pool to share) on OpenMP's team.
     OmpSerialScope serial(small || HostRuntime() != nullptr);
-    for (int64_t i = 0; i < gemms; ++i) CheckStatus(RunBlock(g.Batch(i, m * k, b_size, m * n), 0, g.rows, 0, n));
+    for (int64_t i = 0; i < gemms; ++i) RunGemmBlock(g.Batch(i, m * k, b_size, m * n), 0, g.rows, 0, n);
     return;
   }
-  // Blocks of rows, or of columns when there are more columns than rows.
-  bool by_rows = g.rows >= n;
-  int64_t parts = HostThreads();
-  int64_t step = by_rows ? RoundUp(CeilDiv(g.rows, parts), 8) : RoundUp(CeilDiv(n, parts), 16);
-  parts = CeilDiv(by_rows ? g.rows : n, step);
-  ParallelParts(gemms * parts, [&](int64_t item) {
-    Gemm one = g.Batch(item / parts, m * k, b_size, m * n);
-    int64_t lo = item % parts * step;
-    CheckStatus(by_rows ? RunBlock(one, lo, std::min(lo + step, one.rows), 0, n)
-                        : RunBlock(one, 0, one.rows, lo, std::min(lo + step, n)));
+  GemmSplit split = GemmSplit::Of(g);
+  ParallelParts(gemms * split.parts, [&](int64_t item) {
+    Gemm one = g.Batch(item / split.parts, m * k, b_size, m * n);
+    int64_t lo = item % split.parts * split.step;
+    if (split.by_rows) {
+      RunGemmBlock(one, lo, std::min(lo + split.step, one.rows), 0, n);
+    } else {
+      RunGemmBlock(one, 0, one.rows, lo, std::min(lo + split.step, n));
+    }
   });
 }
 

@@ -152,7 +152,15 @@ INSTANTIATE_TEST_SUITE_P(
                       // One input channel (single_channel_conv.h): 3x3 and 7x4 kernels (the
                       // latter in the portable loops), rows of 16 + 15 and shorter than 16.
                       GradCase{{3, 1, 12, 32}, {10, 1, 3, 3}, {{1, 1}, {1, 0, 2, 1}, {1, 1}, 1}},
-                      GradCase{{2, 1, 9, 6}, {3, 1, 7, 4}, {{1, 1}, {1, 1, 0, 2}, {1, 1}, 1}}),
+                      GradCase{{2, 1, 9, 6}, {3, 1, 7, 4}, {{1, 1}, {1, 1, 0, 2}, {1, 1}, 1}},
+                      // Output maps of at most 4 pixels (small_map_conv.h): one live tap on 1x1;
+                      // 1x2 with 3 live taps; 2x2 with all (once large enough to be split over the
+                      // pool); stride 2 onto 1x1 with 4 live taps.
+                      GradCase{{3, 20, 1, 1}, {24, 20, 3, 3}, {{1, 1}, {1, 1, 1, 1}, {1, 1}, 1}},
+                      GradCase{{2, 8, 1, 2}, {5, 8, 3, 3}, {{1, 1}, {1, 1, 1, 1}, {1, 1}, 1}},
+                      GradCase{{2, 17, 2, 2}, {9, 17, 3, 3}, {{1, 1}, {1, 1, 1, 1}, {1, 1}, 1}},
+                      GradCase{{8, 128, 2, 2}, {128, 128, 3, 3}, {{1, 1}, {1, 1, 1, 1}, {1, 1}, 1}},
+                      GradCase{{2, 6, 2, 2}, {4, 6, 3, 3}, {{2, 2}, {1, 1, 1, 1}, {1, 1}, 1}}),
     CaseName);
 
 struct PoolCase {

@@ -214,7 +214,15 @@ INSTANTIATE_TEST_SUITE_P(
                       // than one vector, asymmetric padding; rows of 16 + 15; a 7x4 kernel.
                       ConvCase{{3, 1, 40, 7}, {10, 1, 3, 3}, {1, 1}, {1, 0, 2, 1}, {1, 1}, 1, false, false},
                       ConvCase{{2, 1, 9, 35}, {3, 1, 5, 5}, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1, true, true},
-                      ConvCase{{2, 1, 6, 6}, {2, 1, 7, 4}, {1, 1}, {1, 0, 0, 0}, {1, 1}, 1, true, false}));
+                      ConvCase{{2, 1, 6, 6}, {2, 1, 7, 4}, {1, 1}, {1, 0, 0, 0}, {1, 1}, 1, true, false},
+                      // Output maps of at most 4 pixels (small_map_conv.h): a 3x3 kernel on a 1x1
+                      // map (one live tap); 1x2 (3 live taps, pixels transposed); 2x2 (all
+                      // taps, large enough to be split over the pool); dilated, strided, on 1x1.
+                      ConvCase{{3, 20, 1, 1}, {24, 20, 3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1, true, true},
+                      ConvCase{{2, 8, 1, 2}, {5, 8, 3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1, false, true},
+                      ConvCase{{2, 17, 2, 2}, {9, 17, 3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1, true, false},
+                      ConvCase{{8, 128, 2, 2}, {128, 128, 3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1, false, true},
+                      ConvCase{{2, 5, 4, 4}, {3, 5, 2, 2}, {2, 2}, {0, 0, 0, 0}, {3, 3}, 1, false, false}));
 
 // softmax along |axis| in double: exp(x - max) / sum.
 std::vector<float> ReferenceSoftmax(const Tensor& x, int axis) {

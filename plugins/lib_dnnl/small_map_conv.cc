@@ -1,0 +1,167 @@
+#include "small_map_conv.h"
+
+#include <algorithm>
+
+#include "dnnl_context.h"
+#include "gemm.h"
+
+namespace rxt::lib_dnnl {
+namespace {
+
+// Scratch slots (dnnl_context.h): the oneDNN paths of conv2d.cc and conv2d_backward.cc use
+// them too, but never in the same call.
+constexpr int kColsSlot = 0, kWeightSlot = 1, kRowsSlot = 2;
+
+/// For each kernel position along one axis, whether some output position reads the data there.
+std::vector<bool> LiveAlongAxis(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t pad,
+                                int64_t dilation) {
+  std::vector<bool> live(kernel, false);
+  for (int64_t k = 0; k < kernel; ++k) {
+    for (int64_t o = 0; o < out && !live[k]; ++o) {
+      int64_t i = o * stride - pad + k * dilation;
+      live[k] = i >= 0 && i < in;
+    }
+  }
+  return live;
+}
+
+float* Scratch(int slot, int64_t floats) { return static_cast<float*>(ScratchBuffer(slot, floats * sizeof(float))); }
+
+}  // namespace
+
+bool SmallMapConv::Applies(const std::vector<int64_t>& data, const std::vector<int64_t>& weight,
+                           const ConvWindow& window) {
+  if (window.groups != 1 || data.size() != 4 || weight.size() != 4 || data[1] != weight[1]) return false;
+  int64_t oh = window.OutSize(0, data[2], weight[2]), ow = window.OutSize(1, data[3], weight[3]);
+  return oh > 0 && ow > 0 && oh * ow <= kMaxPixels;
+}
+
+SmallMapConv SmallMapConv::Of(const std::vector<int64_t>& data, const std::vector<int64_t>& weight,
+                              const ConvWindow& window) {
+  SmallMapConv c{data[0], data[1], data[2], data[3], weight[0], weight[2], weight[3],
+                 window.OutSize(0, data[2], weight[2]), window.OutSize(1, data[3], weight[3]), window, {}};
+  std::vector<bool> live_h =
+      LiveAlongAxis(c.height, c.out_h, c.kernel_h, window.stride[0], window.pad[0], window.dilation[0]);
+  std::vector<bool> live_w =
+      LiveAlongAxis(c.width, c.out_w, c.kernel_w, window.stride[1], window.pad[1], window.dilation[1]);
+  for (int64_t kh = 0; kh < c.kernel_h; ++kh) {
+    for (int64_t kw = 0; kw < c.kernel_w; ++kw) {
+      if (live_h[kh] && live_w[kw]) c.taps.push_back(kh * c.kernel_w + kw);
+    }
+  }
+  return c;
+}
+
+void SmallMapConv::Unfold(const float* data, float* cols) const {
+  int64_t row = channels * live();
+  for (int64_t n = 0; n < images; ++n) {
+    for (int64_t oy = 0; oy < out_h; ++oy) {
+      for (int64_t ox = 0; ox < out_w; ++ox) {
+        float* dst = cols + ((n * out_h + oy) * out_w + ox) * row;
+        for (int64_t c = 0; c < channels; ++c) {
+          const float* image = data + (n * channels + c) * height * width;
+          for (int64_t tap : taps) {
+            int64_t iy = oy * window.stride[0] - window.pad[0] + tap / kernel_w * window.dilation[0];
+            int64_t ix = ox * window.stride[1] - window.pad[1] + tap % kernel_w * window.dilation[1];
+            *dst++ = iy >= 0 && iy < height && ix >= 0 && ix < width ? image[iy * width + ix] : 0.0f;
+          }
+        }
+      }
+    }
+  }
+}
+
+void SmallMapConv::Fold(const float* dcols, float* ddata) const {
+  int64_t row = channels * live();
+  for (int64_t n = 0; n < images; ++n) {
+    for (int64_t oy = 0; oy < out_h; ++oy) {
+      for (int64_t ox = 0; ox < out_w; ++ox) {
+        const float* src = dcols + ((n * out_h + oy) * out_w + ox) * row;
+        for (int64_t c = 0; c < channels; ++c) {
+          float* image = ddata + (n * channels + c) * height * width;
+          for (int64_t tap : taps) {
+            int64_t iy = oy * window.stride[0] - window.pad[0] + tap / kernel_w * window.dilation[0];
+            int64_t ix = ox * window.stride[1] - window.pad[1] + tap % kernel_w * window.dilation[1];
+            float g = *src++;
+            if (iy >= 0 && iy < height && ix >= 0 && ix < width) image[iy * width + ix] += g;
+          }
+        }
+      }
+    }
+  }
+}
+
+const float* SmallMapConv::LiveWeights(const float* weight, float* scratch) const {
+  if (all_taps()) return weight;
+  int64_t kernel = kernel_h * kernel_w;
+  float* dst = scratch;
+  for (int64_t oc = 0; oc < filters * channels; ++oc) {
+    for (int64_t tap : taps) *dst++ = weight[oc * kernel + tap];
+  }
+  return scratch;
+}
+
+const float* SmallMapConv::PixelRows(const float* dz, float* scratch) const {
+  int64_t p = pixels();
+  if (p == 1) return dz;
+  for (int64_t n = 0; n < images; ++n) {
+    for (int64_t o = 0; o < filters; ++o) {
+      for (int64_t i = 0; i < p; ++i) scratch[(n * p + i) * filters + o] = dz[(n * filters + o) * p + i];
+    }
+  }
+  return scratch;
+}
+
+void SmallMapConv::Forward(const float* data, const float* weight, const float* bias, bool relu, float* out) const {
+  int64_t rows = images * pixels(), k = channels * live();
+  float* cols = Scratch(kColsSlot, rows * k);
+  Unfold(data, cols);
+  const float* w = LiveWeights(weight, all_taps() ? nullptr : Scratch(kWeightSlot, filters * k));
+  // (N x P, O) = cols (N x P, C x T) times wᵀ; for 1-pixel maps that is the output itself.
+  int64_t p = pixels();
+  float* y = p == 1 ? out : Scratch(kRowsSlot, rows * filters);
+  RunGemm(Gemm{false, true, rows, filters, k, cols, k, w, k, y, bias, relu});
+  if (p == 1) return;
+  for (int64_t n = 0; n < images; ++n) {
+    for (int64_t o = 0; o < filters; ++o) {
+      for (int64_t i = 0; i < p; ++i) out[(n * filters + o) * p + i] = y[(n * p + i) * filters + o];
+    }
+  }
+}
+
+void SmallMapConv::BackwardData(const float* dz, const float* weight, float* ddata) const {
+  int64_t rows = images * pixels(), k = channels * live();
+  const float* g = PixelRows(dz, Scratch(kRowsSlot, rows * filters));
+  const float* w = LiveWeights(weight, all_taps() ? nullptr : Scratch(kWeightSlot, filters * k));
+  // The columns' gradient (N x P, C x T) = g (N x P, O) times w (O, C x T).
+  float* dcols = Scratch(kColsSlot, rows * k);
+  RunGemm(Gemm{false, false, rows, k, filters, g, filters, w, k, dcols, nullptr, false});
+  std::fill(ddata, ddata + images * channels * height * width, 0.0f);
+  Fold(dcols, ddata);
+}
+
+void SmallMapConv::BackwardWeights(const float* data, const float* dz, float* dweight, float* dbias) const {
+  int64_t rows = images * pixels(), k = channels * live();
+  const float* g = PixelRows(dz, Scratch(kRowsSlot, rows * filters));
+  float* cols = Scratch(kColsSlot, rows * k);
+  Unfold(data, cols);
+  // dw (O, C x T) = gᵀ (O, N x P) times cols (N x P, C x T): OIHW itself when every tap is live.
+  float* dw = all_taps() ? dweight : Scratch(kWeightSlot, filters * k);
+  RunGemm(Gemm{true, false, filters, k, rows, g, filters, cols, k, dw, nullptr, false});
+  if (!all_taps()) {
+    int64_t kernel = kernel_h * kernel_w;
+    std::fill(dweight, dweight + filters * channels * kernel, 0.0f);
+    const float* src = dw;
+    for (int64_t oc = 0; oc < filters * channels; ++oc) {
+      for (int64_t tap : taps) dweight[oc * kernel + tap] = *src++;
+    }
+  }
+  if (dbias != nullptr) {
+    std::fill(dbias, dbias + filters, 0.0f);
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t o = 0; o < filters; ++o) dbias[o] += g[r * filters + o];
+    }
+  }
+}
+
+}  // namespace rxt::lib_dnnl
