@@ -26,6 +26,9 @@ void Conv2dBackwardWeights(void* const* args, int num_args);
 void Conv2dBackwardWeightsBias(void* const* args, int num_args);
 /// dnnl.max_pool2d(x, kh, kw, out): a max pooling whose windows tile x (window = stride)
 void MaxPool2d(void* const* args, int num_args);
+/// dnnl.max_pool2d_strided(x, kh, kw, sh, sw, pt, pl, out): a max pooling with any undilated
+/// windows (padding smaller than the window; the bottom and right padding from out's shape)
+void MaxPool2dStrided(void* const* args, int num_args);
 /// dnnl.max_pool2d_backward(dz, x, kh, kw, relu, dx): the gradient of a max pooling whose
 /// windows tile x (window = stride), with the ReLU gradient folded in when relu = 1
 void MaxPool2dBackward(void* const* args, int num_args);

@@ -58,6 +58,7 @@ const rxt_extern_t kExterns[] = {
     RXT_DNNL_EXTERN("dnnl.conv2d_backward_weights_bias", "the gradients of conv2d for its weights and bias",
                     Conv2dBackwardWeightsBias),
     RXT_DNNL_EXTERN("dnnl.max_pool2d", "max pooling whose windows tile the input", MaxPool2d),
+    RXT_DNNL_EXTERN("dnnl.max_pool2d_strided", "max pooling with any undilated windows", MaxPool2dStrided),
     RXT_DNNL_EXTERN("dnnl.max_pool2d_backward", "the gradient of dnnl.max_pool2d (ReLU folded in)",
                     MaxPool2dBackward),
     RXT_DNNL_EXTERN("dnnl.max_pool2d_backward_strided",

@@ -3,7 +3,9 @@
 // folded in:
 //   y = nn.max_pool2d(x, pool_size=[kh, kw], strides=[kh, kw])   (one the convolution before
 //       it did not take: in training the pooling gradient reads the convolution's output too)
-// becomes dnnl.max_pool2d(x, kh, kw);
+// becomes dnnl.max_pool2d(x, kh, kw), and with other undilated windows whose padding after the
+// data (from the output's extent) is smaller than the window dnnl.max_pool2d_strided(x, kh, kw,
+// sh, sw, pt, pl);
 //   dx = nn.max_pool2d_backward(dz, x, pool_size=[kh, kw], strides=[kh, kw])
 //   [m = greater(x, 0); dx' = where(m, dx, 0)]
 // becomes dnnl.max_pool2d_backward(dz, x, kh, kw, relu), and with other undilated windows
@@ -76,6 +78,18 @@ std::optional<std::vector<int64_t>> UndilatedWindow(Pattern& p, Expr call, Expr 
   return std::vector<int64_t>{window[0], window[1], strides[0], strides[1], padding[0], padding[1]};
 }
 
+/// True if the padding after each spatial axis that |pooled|'s extent implies for the window
+/// {kh, kw, sh, sw, pt, pl} is in [0, window): what dnnl.max_pool2d_strided computes.
+bool FarPaddingFits(const std::vector<int64_t>& window, const std::vector<int64_t>& xs,
+                    const std::vector<int64_t>& pooled) {
+  for (int axis = 0; axis < 2; ++axis) {
+    if (pooled[2 + axis] == 0) continue;
+    int64_t far = (pooled[2 + axis] - 1) * window[2 + axis] + window[axis] - xs[2 + axis] - window[4 + axis];
+    if (far < 0 || far >= window[axis]) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void MaxPool2dPattern(Pattern& p) {
@@ -84,8 +98,15 @@ void MaxPool2dPattern(Pattern& p) {
   Expr x = p.Arg(call, 0), result = p.result(0);
   if (!IsStaticFloat32(p, x, 4) || !IsStaticFloat32(p, result, 4)) return;
   std::optional<std::vector<int64_t>> window = TilingWindow(p, call, x, result);
-  if (!window) return;
-  p.Replace(1, p.CallExtern("dnnl.max_pool2d", {x, p.PrimInt((*window)[0]), p.PrimInt((*window)[1])}, {result}));
+  if (window) {
+    p.Replace(1, p.CallExtern("dnnl.max_pool2d", {x, p.PrimInt((*window)[0]), p.PrimInt((*window)[1])}, {result}));
+    return;
+  }
+  std::optional<std::vector<int64_t>> strided = UndilatedWindow(p, call, x, result);
+  if (!strided || !FarPaddingFits(*strided, *p.StaticShape(x), *p.StaticShape(result))) return;
+  std::vector<Expr> args = {x};
+  for (int64_t v : *strided) args.push_back(p.PrimInt(v));
+  p.Replace(1, p.CallExtern("dnnl.max_pool2d_strided", args, {result}));
 }
 
 void MaxPool2dBackwardPattern(Pattern& p) {

@@ -4,6 +4,7 @@
 
 #include "dnnl_context.h"
 #include "gemm.h"
+#include "host_threads.h"
 
 namespace rxt::lib_dnnl {
 namespace {
@@ -24,6 +25,9 @@ std::vector<bool> LiveAlongAxis(int64_t in, int64_t out, int64_t kernel, int64_t
   }
   return live;
 }
+
+// Below this many values unfolded, one thread does it: handing half to another costs more.
+constexpr int64_t kSerialValues = int64_t{1} << 16;
 
 float* Scratch(int slot, int64_t floats) { return static_cast<float*>(ScratchBuffer(slot, floats * sizeof(float))); }
 
@@ -49,55 +53,83 @@ SmallMapConv SmallMapConv::Of(const std::vector<int64_t>& data, const std::vecto
       if (live_h[kh] && live_w[kw]) c.taps.push_back(kh * c.kernel_w + kw);
     }
   }
+  for (int64_t oy = 0; oy < c.out_h; ++oy) {
+    for (int64_t ox = 0; ox < c.out_w; ++ox) {
+      for (int64_t tap : c.taps) {
+        int64_t iy = oy * window.stride[0] - window.pad[0] + tap / c.kernel_w * window.dilation[0];
+        int64_t ix = ox * window.stride[1] - window.pad[1] + tap % c.kernel_w * window.dilation[1];
+        c.reads.push_back(iy >= 0 && iy < c.height && ix >= 0 && ix < c.width ? iy * c.width + ix : -1);
+      }
+    }
+  }
   return c;
 }
 
+void SmallMapConv::ForImages(const std::function<void(int64_t, int64_t)>& body) const {
+  if (images * pixels() * channels * live() < kSerialValues) return body(0, images);
+  BatchSplit split = BatchSplit::Of(images);
+  ParallelParts(split.parts, [&](int64_t part) {
+    auto [first, count] = split.Part(part);
+    body(first, first + count);
+  });
+}
+
+void SmallMapConv::ForFilters(const std::function<void(int64_t, int64_t)>& body) const {
+  if (filters * channels * kernel_h * kernel_w < kSerialValues) return body(0, filters);
+  BatchSplit split = BatchSplit::Of(filters);
+  ParallelParts(split.parts, [&](int64_t part) {
+    auto [first, count] = split.Part(part);
+    body(first, first + count);
+  });
+}
+
 void SmallMapConv::Unfold(const float* data, float* cols) const {
-  int64_t row = channels * live();
-  for (int64_t n = 0; n < images; ++n) {
-    for (int64_t oy = 0; oy < out_h; ++oy) {
-      for (int64_t ox = 0; ox < out_w; ++ox) {
-        float* dst = cols + ((n * out_h + oy) * out_w + ox) * row;
-        for (int64_t c = 0; c < channels; ++c) {
-          const float* image = data + (n * channels + c) * height * width;
-          for (int64_t tap : taps) {
-            int64_t iy = oy * window.stride[0] - window.pad[0] + tap / kernel_w * window.dilation[0];
-            int64_t ix = ox * window.stride[1] - window.pad[1] + tap % kernel_w * window.dilation[1];
-            *dst++ = iy >= 0 && iy < height && ix >= 0 && ix < width ? image[iy * width + ix] : 0.0f;
-          }
+  int64_t t_count = live(), plane = height * width;
+  ForImages([&](int64_t first, int64_t end) {
+    for (int64_t n = first; n < end; ++n) {
+      for (int64_t p = 0; p < pixels(); ++p) {
+        float* dst = cols + (n * pixels() + p) * channels * t_count;
+        const int64_t* offsets = reads.data() + p * t_count;
+        const float* image = data + n * channels * plane;
+        for (int64_t c = 0; c < channels; ++c, dst += t_count) {
+          const float* in = image + c * plane;
+          for (int64_t t = 0; t < t_count; ++t) dst[t] = offsets[t] >= 0 ? in[offsets[t]] : 0.0f;
         }
       }
     }
-  }
+  });
 }
 
 void SmallMapConv::Fold(const float* dcols, float* ddata) const {
-  int64_t row = channels * live();
-  for (int64_t n = 0; n < images; ++n) {
-    for (int64_t oy = 0; oy < out_h; ++oy) {
-      for (int64_t ox = 0; ox < out_w; ++ox) {
-        const float* src = dcols + ((n * out_h + oy) * out_w + ox) * row;
-        for (int64_t c = 0; c < channels; ++c) {
-          float* image = ddata + (n * channels + c) * height * width;
-          for (int64_t tap : taps) {
-            int64_t iy = oy * window.stride[0] - window.pad[0] + tap / kernel_w * window.dilation[0];
-            int64_t ix = ox * window.stride[1] - window.pad[1] + tap % kernel_w * window.dilation[1];
-            float g = *src++;
-            if (iy >= 0 && iy < height && ix >= 0 && ix < width) image[iy * width + ix] += g;
+  int64_t t_count = live(), plane = height * width;
+  ForImages([&](int64_t first, int64_t end) {
+    float* image = ddata + first * channels * plane;
+    std::fill(image, image + (end - first) * channels * plane, 0.0f);
+    for (int64_t n = first; n < end; ++n) {
+      for (int64_t p = 0; p < pixels(); ++p) {
+        const float* src = dcols + (n * pixels() + p) * channels * t_count;
+        const int64_t* offsets = reads.data() + p * t_count;
+        float* out = ddata + n * channels * plane;
+        for (int64_t c = 0; c < channels; ++c, src += t_count) {
+          float* in = out + c * plane;
+          for (int64_t t = 0; t < t_count; ++t) {
+            if (offsets[t] >= 0) in[offsets[t]] += src[t];
           }
         }
       }
     }
-  }
+  });
 }
 
 const float* SmallMapConv::LiveWeights(const float* weight, float* scratch) const {
   if (all_taps()) return weight;
   int64_t kernel = kernel_h * kernel_w;
-  float* dst = scratch;
-  for (int64_t oc = 0; oc < filters * channels; ++oc) {
-    for (int64_t tap : taps) *dst++ = weight[oc * kernel + tap];
-  }
+  ForFilters([&](int64_t first, int64_t end) {
+    float* dst = scratch + first * channels * live();
+    for (int64_t oc = first * channels; oc < end * channels; ++oc) {
+      for (int64_t tap : taps) *dst++ = weight[oc * kernel + tap];
+    }
+  });
   return scratch;
 }
 
@@ -136,7 +168,6 @@ void SmallMapConv::BackwardData(const float* dz, const float* weight, float* dda
   // The columns' gradient (N x P, C x T) = g (N x P, O) times w (O, C x T).
   float* dcols = Scratch(kColsSlot, rows * k);
   RunGemm(Gemm{false, false, rows, k, filters, g, filters, w, k, dcols, nullptr, false});
-  std::fill(ddata, ddata + images * channels * height * width, 0.0f);
   Fold(dcols, ddata);
 }
 
@@ -149,12 +180,16 @@ void SmallMapConv::BackwardWeights(const float* data, const float* dz, float* dw
   float* dw = all_taps() ? dweight : Scratch(kWeightSlot, filters * k);
   RunGemm(Gemm{true, false, filters, k, rows, g, filters, cols, k, dw, nullptr, false});
   if (!all_taps()) {
+    // One pass: each (filter, channel)'s kernel zeroed, then its live taps written.
     int64_t kernel = kernel_h * kernel_w;
-    std::fill(dweight, dweight + filters * channels * kernel, 0.0f);
-    const float* src = dw;
-    for (int64_t oc = 0; oc < filters * channels; ++oc) {
-      for (int64_t tap : taps) dweight[oc * kernel + tap] = *src++;
-    }
+    ForFilters([&](int64_t first, int64_t end) {
+      const float* src = dw + first * channels * live();
+      for (int64_t oc = first * channels; oc < end * channels; ++oc) {
+        float* dst = dweight + oc * kernel;
+        std::fill(dst, dst + kernel, 0.0f);
+        for (int64_t tap : taps) dst[tap] = *src++;
+      }
+    });
   }
   if (dbias != nullptr) {
     std::fill(dbias, dbias + filters, 0.0f);

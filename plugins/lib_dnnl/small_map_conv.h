@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "conv_params.h"
@@ -22,7 +23,8 @@ struct SmallMapConv {
   int64_t filters, kernel_h, kernel_w;      // weight (O, C, kH, kW)
   int64_t out_h, out_w;
   ConvWindow window;
-  std::vector<int64_t> taps;  // kh * kW + kw of every live tap, in order
+  std::vector<int64_t> taps;   // kh * kW + kw of every live tap, in order
+  std::vector<int64_t> reads;  // [pixel * live taps + tap]: the offset read in an input plane, -1 in padding
 
   /// Output maps of at most this many pixels go here.
   static constexpr int64_t kMaxPixels = 4;
@@ -45,11 +47,16 @@ struct SmallMapConv {
   bool all_taps() const { return live() == kernel_h * kernel_w; }
   /// cols (N x oH x oW, C x live taps): the data each output pixel's taps read, 0 in padding.
   void Unfold(const float* data, float* cols) const;
-  /// ddata += the columns' gradient folded back onto the pixels they were read from.
+  /// ddata = the columns' gradient folded back onto the pixels they were read from.
   void Fold(const float* dcols, float* ddata) const;
   /// The weights of the live taps as an (O, C x live taps) matrix: |weight| itself when every
   /// tap is live, else gathered into |scratch|.
   const float* LiveWeights(const float* weight, float* scratch) const;
+  /// body(first, end) over ranges of images, on the host's pool when there is enough work.
+  void ForImages(const std::function<void(int64_t, int64_t)>& body) const;
+  /// body(first, end) over ranges of filters, on the host's pool for large weights (a gather of
+  /// a few taps reads every cache line of them: memory-bound, and one core does not saturate it).
+  void ForFilters(const std::function<void(int64_t, int64_t)>& body) const;
   /// dz (N, O, P) as (N x P, O) rows: dz itself for 1-pixel maps, else transposed into |scratch|.
   const float* PixelRows(const float* dz, float* scratch) const;
 };

@@ -1,8 +1,10 @@
 // dnnl.max_pool2d against straightforward loops: 2x2 windows (the AVX-512 path: rows of fewer
 // and more than 16 windows, odd sizes whose last row and column no window covers), other
-// windows (the portable loops), ties and negative values; its argument errors.
+// windows (the portable loops), ties and negative values; dnnl.max_pool2d_strided (oneDNN's
+// pooling on NCHW) with overlapping windows, padding and partial last windows; argument errors.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "extern_call.h"
@@ -75,6 +77,73 @@ TEST(DnnlMaxPoolArguments, ErrorsNameTheArgument) {
                   "argument 0 (data)"));
   EXPECT_TRUE(has(error({Tensor::Empty({2, 4, 4}, DType::kFloat32), IntScalar(2), IntScalar(2), out}),
                   "argument 0 (data)"));
+}
+
+// Max over the window's elements inside x (padding never wins), for any undilated window.
+std::vector<double> StridedReference(const Tensor& x, const int64_t k[2], const int64_t st[2], const int64_t pad[2],
+                                     const std::vector<int64_t>& out) {
+  const auto& s = x.shape();
+  std::vector<double> result;
+  for (int64_t p = 0; p < s[0] * s[1]; ++p) {
+    const float* xp = x.data_as<float>() + p * s[2] * s[3];
+    for (int64_t oy = 0; oy < out[2]; ++oy) {
+      for (int64_t ox = 0; ox < out[3]; ++ox) {
+        double best = -INFINITY;
+        for (int64_t a = 0; a < k[0]; ++a) {
+          for (int64_t b = 0; b < k[1]; ++b) {
+            int64_t iy = oy * st[0] - pad[0] + a, ix = ox * st[1] - pad[1] + b;
+            if (iy >= 0 && iy < s[2] && ix >= 0 && ix < s[3]) best = std::max<double>(best, xp[iy * s[3] + ix]);
+          }
+        }
+        result.push_back(best);
+      }
+    }
+  }
+  return result;
+}
+
+struct StridedCase {
+  std::vector<int64_t> x, out;
+  int64_t window[2], stride[2], pad[2];  // pad: top, left
+};
+
+class DnnlMaxPoolStrided : public ::testing::TestWithParam<StridedCase> {};
+
+TEST_P(DnnlMaxPoolStrided, MatchesLoops) {
+  const StridedCase& c = GetParam();
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> pick(-8, 8);
+  Tensor x = Tensor::Empty(c.x, DType::kFloat32);
+  for (int64_t i = 0; i < x.numel(); ++i) x.data_as<float>()[i] = 0.25f * static_cast<float>(pick(rng)) - 1.0f;
+  Tensor out = Tensor::Empty(c.out, DType::kFloat32);
+  for (int64_t i = 0; i < out.numel(); ++i) out.data_as<float>()[i] = 99.0f;
+  CallExtern("dnnl.max_pool2d_strided", {x, IntScalar(c.window[0]), IntScalar(c.window[1]), IntScalar(c.stride[0]),
+                                         IntScalar(c.stride[1]), IntScalar(c.pad[0]), IntScalar(c.pad[1]), out});
+  test::ExpectClose(out, StridedReference(x, c.window, c.stride, c.pad, c.out), 0.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, DnnlMaxPoolStrided,
+    ::testing::Values(StridedCase{{5, 4, 16, 16}, {5, 4, 8, 8}, {3, 3}, {2, 2}, {1, 1}},  // resnet's stem, odd batch
+                      StridedCase{{1, 2, 7, 9}, {1, 2, 6, 8}, {2, 2}, {1, 1}, {0, 0}},    // overlapping windows
+                      StridedCase{{1, 2, 9, 9}, {1, 2, 5, 5}, {2, 2}, {2, 2}, {0, 0}},    // ceil mode's last window
+                      StridedCase{{2, 3, 10, 7}, {2, 3, 5, 6}, {3, 2}, {2, 1}, {1, 0}}),  // every side different
+    CaseName);
+
+TEST(DnnlMaxPoolStridedArguments, ErrorsNameTheArgument) {
+  Tensor x = Tensor::Empty({1, 2, 8, 8}, DType::kFloat32), out = Tensor::Empty({1, 2, 4, 4}, DType::kFloat32);
+  auto error = [&](int64_t k, int64_t s, int64_t pad, const Tensor& o) {
+    return CallExternError("dnnl.max_pool2d_strided",
+                           {x, IntScalar(k), IntScalar(k), IntScalar(s), IntScalar(s), IntScalar(pad), IntScalar(pad), o});
+  };
+  auto has = [](const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; };
+  EXPECT_TRUE(has(error(3, 2, 1, out), "(no error)"));
+  EXPECT_TRUE(has(error(0, 2, 0, out), "the window is 0x0"));
+  EXPECT_TRUE(has(error(3, 0, 0, out), "the strides are 0x0"));
+  EXPECT_TRUE(has(error(3, 2, 3, out), "padding 3 before"));
+  // Eight windows of stride 2 over 8 rows would need 8 rows of padding after them.
+  EXPECT_TRUE(has(error(2, 2, 0, Tensor::Empty({1, 2, 8, 8}, DType::kFloat32)), "that needs padding 8 after"));
+  EXPECT_TRUE(has(error(3, 2, 1, Tensor::Empty({1, 3, 4, 4}, DType::kFloat32)), "batch and channels"));
 }
 
 }  // namespace
