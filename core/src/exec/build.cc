@@ -29,6 +29,9 @@ std::vector<std::string> BuildPipeline(const BuildOptions& options) {
     passes.push_back("FuseKernels");
     // After fusion: the merged kernels' loops (RXT_NUM_THREADS threads at run time).
     passes.push_back("ParallelizeLoops");
+    // Last: the order the VM's memory plan sees (a training step's updates run as their
+    // gradients are computed, so the gradients share memory).
+    passes.push_back("ReorderForMemory");
   }
   return passes;
 }

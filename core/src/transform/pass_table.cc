@@ -47,6 +47,10 @@ std::vector<PassEntry> PassTable() {
       {"FuseOps", "Groups chains of fusible kernel calls into primitive functions (one per future kernel).", FuseOps},
       {"FuseKernels", "Merges each primitive function made by FuseOps into one kernel.", FuseKernels},
       {"ParallelizeLoops", "Marks outer loops whose iterations write disjoint elements parallel.", ParallelizeLoops},
+      {"ReorderForMemory",
+       "Moves calls whose results only reach the function's result (parameter updates) to just after what they "
+       "read, when that frees a tensor sooner (a training step's gradients share memory).",
+       ReorderForMemory},
       {"LegalizeLibraryCalls",
        "Replaces the op calls a kernel library's patterns take (matmul, conv2d + bias add + ReLU...) by call_extern "
        "of its functions (option LegalizeLibraryCalls.libraries, e.g. \"dnnl\"; libraries come from plugins).",

@@ -84,6 +84,12 @@ Pass FuseKernels();
 /// under). The backend decides at run time whether a loop has enough work for the threads.
 Pass ParallelizeLoops();
 
+/// Inside each dataflow block, moves a call whose results only reach the function's result to
+/// just after the bindings it reads, when it is the last reader of a tensor computed there (a
+/// training step's parameter updates: each runs once its gradient exists, so the memory plan
+/// shares the gradients' memory). Same results; last in the build pipeline.
+Pass ReorderForMemory();
+
 /// Replaces op calls a kernel library does better by what its patterns build, call_extern of
 /// its functions with what follows folded in (a bias add, a ReLU...; docs/libraries.md).
 /// Libraries come from |libraries| (null: the process-wide plugin host, whose plugins provide
