@@ -22,7 +22,8 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path TempDir(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() / ("rxt_aot_test_" + std::to_string(getpid())) / name;
+  // One level under the temporary directory, so the test's remove_all leaves nothing behind.
+  fs::path dir = fs::temp_directory_path() / ("rxt_aot_test_" + std::to_string(getpid()) + "_" + name);
   fs::create_directories(dir);
   return dir;
 }
