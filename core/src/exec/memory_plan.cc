@@ -148,7 +148,44 @@ void MarkCachedViews(VMFunction& f) {
   }
 }
 
+/// Keeps an alloc_tensor's donor (docs/vm.md, "Donated inputs") only where its tensor escapes
+/// (nothing planned takes a donor's storage), the code never jumps, the donor is a parameter,
+/// and nothing reads it after the call the tensor is allocated for.
+void ConfirmDonors(VMFunction& f) {
+  bool jumps = std::any_of(f.code.begin(), f.code.end(), [](const Instruction& ins) {
+    return ins.op == Opcode::kJump || ins.op == Opcode::kJumpIfFalse;
+  });
+  std::vector<size_t> last_read(f.num_registers, 0);  // pc + 1 of the last read, 0: never read
+  for (size_t pc = 0; pc < f.code.size(); ++pc) {
+    for (int32_t r : Reads(f.code[pc])) {
+      if (r >= 0 && r < f.num_registers) last_read[r] = pc + 1;
+    }
+  }
+  for (size_t pc = 0; pc < f.code.size(); ++pc) {
+    Instruction& ins = f.code[pc];
+    if (ins.op != Opcode::kAllocTensor || ins.arg < 0) continue;
+    bool keep = !jumps && ins.aux == 0 && ins.arg < f.num_params();
+    if (keep) {
+      // The call the tensor is for: the first kernel call after it that takes it.
+      size_t call = pc + 1;
+      auto takes = [&](int32_t r) {
+        const std::vector<int32_t>& ops = f.code[call].operands;
+        return std::find(ops.begin(), ops.end(), r) != ops.end();
+      };
+      while (call < f.code.size() && !(f.code[call].op == Opcode::kCallKernel && takes(ins.dst))) ++call;
+      keep = call < f.code.size() && takes(ins.arg) && last_read[ins.arg] == call + 1;
+    }
+    if (!keep) ins.arg = -1;
+  }
+}
+
 }  // namespace
+
+void ClearDonors(VMFunction& f) {
+  for (Instruction& ins : f.code) {
+    if (ins.op == Opcode::kAllocTensor) ins.arg = -1;
+  }
+}
 
 void PlanMemory(VMFunction& f) {
   f.arena_bytes = 0;
@@ -158,7 +195,10 @@ void PlanMemory(VMFunction& f) {
     if (ins.op == Opcode::kAllocTensor || ins.op == Opcode::kView) ins.aux = 0;
   }
   std::vector<PlannedTensor> tensors;
-  if (!AnalyzeLifetimes(f, tensors)) return;
+  if (!AnalyzeLifetimes(f, tensors)) {
+    ClearDonors(f);
+    return;
+  }
 
   // Static shapes: the largest first, each at the lowest offset that is free for its lifetime.
   std::vector<size_t> order;
@@ -202,6 +242,7 @@ void PlanMemory(VMFunction& f) {
   }
   f.num_reuse_slots = static_cast<int32_t>(slots.size());
   MarkCachedViews(f);
+  ConfirmDonors(f);
 }
 
 }  // namespace rxt

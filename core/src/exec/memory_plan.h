@@ -15,4 +15,7 @@ namespace rxt {
 /// lifetimes do not overlap. A function with a backward jump is left unplanned.
 void PlanMemory(VMFunction& f);
 
+/// Drops every alloc_tensor's donor (an unplanned function takes no donated storage).
+void ClearDonors(VMFunction& f);
+
 }  // namespace rxt

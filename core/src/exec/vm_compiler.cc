@@ -4,10 +4,12 @@
 // integer program over those slots.
 #include "rxt/exec/vm_compiler.h"
 
+#include <algorithm>
 #include <map>
 #include <unordered_map>
 
 #include "memory_plan.h"
+#include "rxt/transform/analysis/in_place.h"
 #include "rxt/ir/kernel_encoding.h"
 #include "rxt/ir/op.h"
 
@@ -35,10 +37,50 @@ class ModuleCompiler {
     if (it != kernel_index_.end()) return it->second;
     KernelFunction kernel = module_.FindKernel(name);
     if (kernel == nullptr) return -1;
-    exec_.kernels.push_back(KernelRecord{name, EncodeKernel(kernel, name), ""});
+    exec_.kernels.push_back(KernelRecord{name, {}, ""});  // encoded by EncodeKernels
+    kernels_.push_back(kernel);
+    in_place_pairs_.push_back(InPlacePairs(*kernel));
     int32_t index = static_cast<int32_t>(exec_.kernels.size() - 1);
     kernel_index_[name] = index;
     return index;
+  }
+
+  /// Kernel |index|'s (input, output) parameter pairs whose output may be written over the
+  /// input, flat (CanWriteInPlace).
+  const std::vector<int64_t>& InPlacePairsOf(int32_t index) const { return in_place_pairs_[index]; }
+
+  /// Encodes every kernel into the executable once the functions are compiled and planned. A
+  /// kernel that some call gives a donated input (docs/vm.md, "Donated inputs") carries the
+  /// (input, output) pairs so donated in attribute "in_place", flat, so that backends compile
+  /// it for that aliasing; the others are encoded as they are.
+  void EncodeKernels() {
+    std::vector<std::vector<int64_t>> donated(kernels_.size());
+    for (const VMFunction& f : exec_.functions) {
+      for (size_t pc = 0; pc < f.code.size(); ++pc) {
+        const Instruction& alloc = f.code[pc];
+        if (alloc.op != Opcode::kAllocTensor || alloc.arg < 0) continue;
+        for (size_t call = pc + 1; call < f.code.size(); ++call) {
+          const Instruction& c = f.code[call];
+          auto at = [&c](int32_t r) { return std::find(c.operands.begin(), c.operands.end(), r) - c.operands.begin(); };
+          if (c.op != Opcode::kCallKernel || at(alloc.dst) == static_cast<long>(c.operands.size())) continue;
+          std::vector<int64_t>& pairs = donated[c.index];
+          int64_t in = at(alloc.arg), out = at(alloc.dst);
+          bool known = false;
+          for (size_t k = 0; k + 1 < pairs.size(); k += 2) known = known || (pairs[k] == in && pairs[k + 1] == out);
+          if (!known) pairs.insert(pairs.end(), {in, out});
+          break;
+        }
+      }
+    }
+    for (size_t i = 0; i < kernels_.size(); ++i) {
+      KernelFunction kernel = kernels_[i];
+      if (!donated[i].empty()) {
+        Attrs attrs = kernel->attrs;
+        attrs.Set("in_place", AttrValue::IntList(donated[i]));
+        kernel = MakeKernelFunction(kernel->params, kernel->body, std::move(attrs));
+      }
+      exec_.kernels[i].portable = EncodeKernel(kernel, exec_.kernels[i].name);
+    }
   }
 
   int32_t ExternIndex(const std::string& name) {
@@ -59,6 +101,8 @@ class ModuleCompiler {
   const IRModule& module_;
   Executable& exec_;
   std::map<std::string, int32_t> function_index_, kernel_index_, extern_index_;
+  std::vector<KernelFunction> kernels_;               // by kernel index
+  std::vector<std::vector<int64_t>> in_place_pairs_;  // by kernel index
 };
 
 class FunctionCompiler {
@@ -353,6 +397,8 @@ class FunctionCompiler {
     std::vector<int32_t> operands;
     for (const Expr& a : inputs->fields) operands.push_back(CompileExpr(a));
     std::vector<int32_t> outputs;
+    std::vector<int32_t> donors = is_kernel ? Donors(module_.InPlacePairsOf(target), operands, call.sinfo_args.size())
+                                            : std::vector<int32_t>(call.sinfo_args.size(), -1);
     for (const StructInfo& out : call.sinfo_args) {
       const auto* t = out == nullptr ? nullptr : out->As<TensorSINode>();
       if (t == nullptr || !t->shape.has_value() || t->dtype == DType::kUnknown) {
@@ -361,7 +407,7 @@ class FunctionCompiler {
       std::vector<int32_t> dims;
       for (const PrimExpr& d : *t->shape) dims.push_back(CompileDim(d, call.span, what));
       int32_t dst = NewRegister();
-      Emit({Opcode::kAllocTensor, dst, -1, static_cast<int32_t>(t->dtype), 0, std::move(dims)});
+      Emit({Opcode::kAllocTensor, dst, donors[outputs.size()], static_cast<int32_t>(t->dtype), 0, std::move(dims)});
       outputs.push_back(dst);
       operands.push_back(dst);
     }
@@ -370,6 +416,25 @@ class FunctionCompiler {
     int32_t dst = NewRegister();
     Emit({Opcode::kMakeTuple, dst, -1, -1, 0, std::move(outputs)});
     return dst;
+  }
+
+  /// Per output of a kernel call, the argument register whose storage it may take (docs/vm.md,
+  /// "Donated inputs"), or -1: a parameter of the function, passed once, that the kernel can
+  /// overwrite with that output (one of its in-place pairs). PlanMemory keeps a donor only
+  /// where the output escapes and nothing reads the parameter after the call.
+  std::vector<int32_t> Donors(const std::vector<int64_t>& pairs, const std::vector<int32_t>& inputs, size_t num_outputs) {
+    std::vector<int32_t> donors(num_outputs, -1);
+    std::vector<bool> taken(inputs.size(), false);
+    for (size_t k = 0; k + 1 < pairs.size(); k += 2) {
+      int64_t i = pairs[k], j = pairs[k + 1] - static_cast<int64_t>(inputs.size());
+      if (i < 0 || i >= static_cast<int64_t>(inputs.size()) || j < 0 || j >= static_cast<int64_t>(num_outputs)) continue;
+      int32_t r = inputs[i];
+      if (taken[i] || donors[j] >= 0 || r < 0 || r >= static_cast<int32_t>(fn_.params.size())) continue;
+      if (std::count(inputs.begin(), inputs.end(), r) != 1) continue;
+      taken[i] = true;
+      donors[j] = r;
+    }
+    return donors;
   }
 
   /// view(x, out_sinfo=T): x's storage with T's dims (kView; no copy).
@@ -412,9 +477,14 @@ Executable CompileToExecutable(const IRModule& module, const VMCompileOptions& o
   for (const IRModule::Entry& e : module.entries()) {
     if (e.function == nullptr) continue;
     VMFunction f = FunctionCompiler(compiler, e.name, *e.function).Compile();
-    if (options.plan_memory) PlanMemory(f);
+    if (options.plan_memory) {
+      PlanMemory(f);
+    } else {
+      ClearDonors(f);  // donated storage is the memory plan's to confirm
+    }
     exec.functions.push_back(std::move(f));
   }
+  compiler.EncodeKernels();
   exec.Validate();
   return exec;
 }

@@ -157,6 +157,13 @@ class Validator {
         if (ins.index <= 0 || ins.index > static_cast<int32_t>(DType::kBool)) Fail("instruction ", pc, " allocates dtype ", ins.index);
         shape_exprs();
         CheckAllocPlan(ins, pc);
+        if (ins.arg != -1) {  // a donor: an argument whose storage an unplanned tensor may take
+          Register(ins.arg, pc);
+          if (ins.arg >= f_.num_params() || ins.aux != 0) {
+            Fail("instruction ", pc, " gives register ", ins.arg, "'s storage to a tensor, but only an argument's can go "
+                 "to an unplanned one");
+          }
+        }
         return;
       case Opcode::kCallKernel: Index(ins.index, exec_.kernels.size(), "kernel", pc); registers(); return;
       case Opcode::kCallExtern: Index(ins.index, exec_.externs.size(), "extern function", pc); registers(); return;
@@ -248,12 +255,13 @@ std::string Executable::Disassemble() const {
       const Instruction& ins = f.code[pc];
       os << "  " << pc << ": " << OpcodeName(ins.op);
       if (ins.dst >= 0) os << " r" << ins.dst << " <-";
-      if (ins.arg >= 0) os << " r" << ins.arg;
+      if (ins.arg >= 0 && ins.op != Opcode::kAllocTensor) os << " r" << ins.arg;
       if (ins.index >= 0) os << " #" << ins.index;
       if (ins.op == Opcode::kCallKernel && ins.index < static_cast<int>(kernels.size())) os << " (" << kernels[ins.index].name << ")";
       if (ins.op == Opcode::kCallExtern && ins.index < static_cast<int>(externs.size())) os << " (" << externs[ins.index] << ")";
       if (ins.op == Opcode::kMatch) os << " phase " << ins.aux;
       if (ins.op == Opcode::kView && ins.aux == 1) os << " kept";
+      if (ins.op == Opcode::kAllocTensor && ins.arg >= 0) os << " donor r" << ins.arg;
       if (!ins.operands.empty()) {
         os << " [";
         for (size_t i = 0; i < ins.operands.size(); ++i) os << (i ? " " : "") << ins.operands[i];

@@ -216,6 +216,29 @@ Value VirtualMachine::Invoke(const std::string& name, const std::vector<Value>& 
   return Run(index, args.data(), static_cast<int>(args.size()), 0);
 }
 
+Value VirtualMachine::InvokeTakingArguments(const std::string& name, std::vector<Value>& args) {
+  int index = exec_.FindFunction(name);
+  if (index < 0) Throw(ErrorCode::kNotFound, "vm: no function named '", name, "'");
+  ThreadPool::Scope pool(pool_);
+  Allocator::Scope allocator(allocator_);
+  try {
+    Value result = Run(index, args.data(), static_cast<int>(args.size()), 0, /*take=*/true);
+    args.clear();
+    return result;
+  } catch (...) {
+    // The arguments back to the caller: the frame still holds them (no instruction writes a
+    // parameter's register; only a return clears them).
+    auto& frames = frames_[index];
+    if (!frames.empty() && frames[0] != nullptr) {
+      std::vector<Value>& regs = frames[0]->registers;
+      for (size_t i = 0; i < args.size() && i < regs.size(); ++i) {
+        if (!regs[i].is_none()) args[i] = std::move(regs[i]);  // else it was never taken
+      }
+    }
+    throw;
+  }
+}
+
 VirtualMachine::Frame& VirtualMachine::AcquireFrame(int function, int depth) {
   auto& frames = frames_[function];
   while (static_cast<int>(frames.size()) <= depth) frames.push_back(nullptr);
@@ -446,6 +469,17 @@ void VirtualMachine::AllocTensor(const VMFunction& f, const Instruction& ins, Fr
     frame.registers[ins.dst] = slot;
     return;
   }
+  // A donated argument (docs/vm.md, "Donated inputs"): its storage, when the caller gave the
+  // tensor up and nothing else holds it; the kernel then writes the result over it.
+  if (ins.arg >= 0) {
+    const Value& donor = frame.registers[ins.arg];
+    if (donor.is_sole_tensor_owner() && donor.tensor().dtype() == dtype && donor.tensor().shape().size() == n &&
+        std::equal(donor.tensor().shape().begin(), donor.tensor().shape().end(), frame.dims.begin())) {
+      frame.registers[ins.dst] = donor;
+      ++num_donated_;
+      return;
+    }
+  }
   // Per call (the tensor may escape): a recycled tensor that only this frame still holds.
   std::array<Value, 2>& recycled = frame.recycled[static_cast<size_t>(&ins - f.code.data())];
   for (Value& old : recycled) {
@@ -498,7 +532,7 @@ void VirtualMachine::View(const VMFunction& f, const Instruction& ins, Frame& fr
   frame.registers[ins.dst] = Value(tensor.Reshaped(std::vector<int64_t>(dims, dims + static_cast<ptrdiff_t>(n))));
 }
 
-Value VirtualMachine::Run(int function, const Value* args, int num_args, int depth) {
+Value VirtualMachine::Run(int function, const Value* args, int num_args, int depth, bool take) {
   const VMFunction& f = exec_.functions[function];
   if (num_args != f.num_params()) {
     Throw(ErrorCode::kInvalidArgument, f.name, ": expected ", f.num_params(), " argument", f.num_params() == 1 ? "" : "s",
@@ -507,7 +541,13 @@ Value VirtualMachine::Run(int function, const Value* args, int num_args, int dep
   if (depth >= kMaxCallDepth) Throw(ErrorCode::kOutOfRange, f.name, ": calls nested deeper than ", kMaxCallDepth);
   Frame& frame = AcquireFrame(function, depth);
   std::vector<Value>& regs = frame.registers;
-  for (int i = 0; i < num_args; ++i) regs[i] = args[i];
+  for (int i = 0; i < num_args; ++i) {
+    if (take) {
+      regs[i] = std::move(const_cast<Value&>(args[i]));  // InvokeTakingArguments' vector, given to the call
+    } else {
+      regs[i] = args[i];
+    }
+  }
 
   size_t pc = 0;
   while (true) {

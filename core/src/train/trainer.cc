@@ -226,7 +226,28 @@ std::vector<Tensor> Trainer::Predict(const std::vector<Tensor>& inputs) {
 Tensor Trainer::Update(const std::vector<Tensor>& inputs, const std::vector<Tensor>& targets) {
   CheckReady(kTrainStep);
   ApplySchedule();
-  Value result = vm_->Invoke(kTrainStep, Arguments(kTrainStep, inputs, &targets));
+  std::vector<Value> args = Arguments(kTrainStep, inputs, &targets);
+  // The step gets the only references to the parameters, states and optimizer state, so an
+  // update computed element by element is written over the old values instead of beside them
+  // (docs/vm.md, "Donated inputs"): one copy of each in memory, not two. A tensor a caller
+  // still holds (param() copied, ExportParams) is never written: the VM sees the other owner.
+  size_t first = inputs.size() + targets.size();
+  std::vector<Tensor>* resident[] = {&params_, &states_, &optim_state_};
+  for (std::vector<Tensor>* values : resident) {
+    for (Tensor& t : *values) t = Tensor();
+  }
+  Value result;
+  try {
+    result = vm_->InvokeTakingArguments(kTrainStep, args);
+  } catch (...) {
+    // Back from the arguments (handed back on failure). A step that failed after an update
+    // ran leaves that update written.
+    size_t k = first;
+    for (std::vector<Tensor>* values : resident) {
+      for (Tensor& t : *values) t = args[k++].tensor();
+    }
+    throw;
+  }
   const std::vector<Value>& fields = result.tuple();
   size_t expected = 1 + params_.size() + states_.size() + optim_state_.size();
   RXT_CHECK(fields.size() == expected, "train_step returned ", fields.size(), " values, expected ", expected);

@@ -248,6 +248,32 @@ TEST(Trainer, StepsAllocateNoStorageInSteadyState) {
   }
 }
 
+// docs/vm.md, "Donated inputs": a step writes the new parameters over the old ones when the
+// trainer holds the only reference; a parameter someone copied keeps its values and the step
+// writes the new ones elsewhere. Both give the same bits.
+TEST(Trainer, UpdatesWriteOverParametersNobodyElseHolds) {
+  auto alone = LinearTrainer("momentum", "lr=0.05");
+  auto shared = LinearTrainer("momentum", "lr=0.05");
+  alone->InitXavierUniform(3);
+  shared->InitXavierUniform(3);
+  Tensor x = SampleInputs(), y = SampleTargets();
+  for (int step = 0; step < 3; ++step) {
+    const void* before = alone->param(0).data();
+    alone->Update({x}, {y});
+    EXPECT_EQ(alone->param(0).data(), before) << "step " << step << ": written in place";
+
+    Tensor held = shared->param(0);
+    Tensor copy = held.Clone();
+    shared->Update({x}, {y});
+    EXPECT_NE(shared->param(0).data(), held.data());
+    EXPECT_TRUE(held.BitwiseEqual(copy)) << "a held parameter is never written";
+  }
+  for (int p = 0; p < alone->param_num(); ++p) EXPECT_TRUE(alone->param(p).BitwiseEqual(shared->param(p))) << p;
+  for (size_t i = 0; i < alone->optimizer_state().size(); ++i) {
+    EXPECT_TRUE(alone->optimizer_state()[i].BitwiseEqual(shared->optimizer_state()[i])) << i;
+  }
+}
+
 TEST(Trainer, LearningRateIsARuntimeValue) {
   auto trainer = LinearTrainer("sgd", "lr=0.05");
   trainer->InitXavierUniform(2);

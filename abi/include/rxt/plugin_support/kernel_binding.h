@@ -178,11 +178,26 @@ class KernelBinder {
         if (p.is_scalar || p.param == w) continue;
         Span b = SpanOf(call.tensors[p.param]);
         if (b.empty() || a.end <= b.begin || b.end <= a.begin) continue;
+        // An output written over its input, as the kernel's "in_place" attribute allows.
+        if (a.begin == b.begin && a.end == b.end && InPlacePair(p.param, w)) continue;
         return Fail(error, BufferWhat(w) + " shares memory with " + BufferWhat(p.param) +
                                ": a buffer the kernel writes must not overlap another argument");
       }
     }
     return true;
+  }
+
+  /// Whether the kernel's "in_place" attribute lets output |out| be written over input |in|
+  /// (the same memory; docs/vm.md, "Donated inputs").
+  bool InPlacePair(int32_t in, int32_t out) const {
+    for (const kf::Attr& attr : kernel_.attrs) {
+      if (attr.name != "in_place") continue;
+      const std::vector<kf::AttrValue>& flat = attr.value.array_value;
+      for (size_t k = 0; k + 1 < flat.size(); k += 2) {
+        if (flat[k].int_value == in && flat[k + 1].int_value == out) return true;
+      }
+    }
+    return false;
   }
 
   /// "buffer W (parameter 1)": how messages name buffer parameter |param|.

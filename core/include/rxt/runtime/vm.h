@@ -45,6 +45,12 @@ class VirtualMachine {
   /// info (kInvalidArgument: "main: argument 0 (%x): expected Tensor((1, m), float32), got
   /// float64 (2, 784)"). Not thread-safe: one VM runs one call at a time.
   Value Invoke(const std::string& name, const std::vector<Value>& args);
+  /// The same, but the call takes the arguments (|args| is left empty): a tensor nothing else
+  /// holds may then have its storage written over by a result the function computes from it
+  /// element by element (docs/vm.md, "Donated inputs": a training step's new parameters over
+  /// the old ones). Invoke never does this. On an exception |args| holds the arguments again
+  /// (their tensors possibly written).
+  Value InvokeTakingArguments(const std::string& name, std::vector<Value>& args);
 
   const Executable& executable() const { return exec_; }
 
@@ -61,6 +67,8 @@ class VirtualMachine {
   /// A steady-state call of a planned function adds nothing once its callers drop the tensors
   /// it returned two calls before (escaping outputs are recycled; docs/vm.md).
   int64_t num_storage_allocations() const { return num_storage_allocations_; }
+  /// How many times alloc_tensor has taken a donated argument's storage instead.
+  int64_t num_donated() const { return num_donated_; }
 
   /// Starts (and resets) or stops collecting a profile.
   void SetProfiling(bool on);
@@ -68,7 +76,8 @@ class VirtualMachine {
 
  private:
   struct Frame;
-  Value Run(int function, const Value* args, int num_args, int depth);
+  /// |take|: move the arguments into the frame (Invoke with an rvalue), else copy them.
+  Value Run(int function, const Value* args, int num_args, int depth, bool take = false);
   void Match(const VMFunction& f, const Instruction& ins, Frame& frame, bool top_level);
   void CallKernelLike(const Instruction& ins, Frame& frame);
   void AllocTensor(const VMFunction& f, const Instruction& ins, Frame& frame);
@@ -85,6 +94,7 @@ class VirtualMachine {
   ThreadPool* pool_ = nullptr;
   const Allocator* allocator_ = nullptr;
   int64_t num_storage_allocations_ = 0;
+  int64_t num_donated_ = 0;
   bool profiling_ = false;
   std::vector<ProfileRow> kernel_profile_;  // kernels, then externs
   std::vector<ProfileRow> instruction_profile_;

@@ -65,8 +65,9 @@ class Trainer {
   /// The optimizer state back to its initial value and the step count to 0.
   void ResetOptimizer();
 
-  // ---- Parameters and states (by index or by the backbone's name). Values are copied in;
-  // the trainer's tensors are never written in place, so a tensor handed out stays as it is.
+  // ---- Parameters and states (by index or by the backbone's name). Values are copied in. A
+  // tensor handed out stays as it is: Update writes new values over the old storage only while
+  // the trainer holds its only reference (a copy of param(i) keeps it from doing so).
   const Tensor& param(int index) const;
   const Tensor& param(const std::string& name) const { return param(ParamIndex(name)); }
   void SetParam(int index, const Tensor& value);
@@ -92,7 +93,9 @@ class Trainer {
   /// @predict: the backbone's outputs (without updated states) for |inputs|.
   std::vector<Tensor> Predict(const std::vector<Tensor>& inputs);
   /// One training step (@train_step): updates parameters, states and optimizer state and
-  /// returns the loss (0-d) before the update.
+  /// returns the loss (0-d) before the update. Element-by-element updates are written over the
+  /// old values where nothing else holds them (docs/vm.md, "Donated inputs"); if the step
+  /// fails after such an update ran, that update stays written.
   Tensor Update(const std::vector<Tensor>& inputs, const std::vector<Tensor>& targets);
   /// The loss (@backbone_loss) without changing anything.
   Tensor Evaluate(const std::vector<Tensor>& inputs, const std::vector<Tensor>& targets);
