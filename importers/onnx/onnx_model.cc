@@ -202,13 +202,23 @@ onnx::ModelProto RunIsolated(const std::function<onnx::ModelProto()>& work) {
     ::_exit(0);
   }
   ::close(fds[1]);
-  std::string reply;
+  // The reply streams into the model (the serialized form, as large as the weights, is never
+  // held whole); what is left of it is drained so that the child can finish writing and exit.
+  char kind = 0;
+  ssize_t got;
+  do {
+    got = ::read(fds[0], &kind, 1);
+  } while (got < 0 && errno == EINTR);
+  onnx::ModelProto model;
+  bool parsed = false;
+  std::string error;
+  if (got == 1 && kind == 'M') parsed = model.ParseFromFileDescriptor(fds[0]);
   char buffer[1 << 16];
   for (;;) {
     const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
-    reply.append(buffer, static_cast<size_t>(n));
+    if (kind == 'E' && error.size() < (1 << 20)) error.append(buffer, static_cast<size_t>(n));
   }
   ::close(fds[0]);
   int status = 0;
@@ -220,15 +230,12 @@ onnx::ModelProto RunIsolated(const std::function<onnx::ModelProto()>& work) {
                       ") checking, converting or inferring the shapes of the model: it is malformed in a way "
                       "ONNX's checker does not catch");
   }
-  if (reply.empty() || (reply[0] != 'M' && reply[0] != 'E')) {
+  if (got != 1 || (kind != 'M' && kind != 'E')) {
     throw ImportError("checking, converting or inferring the shapes of the model gave no result (the child process "
                       "running ONNX's library exited without a reply)");
   }
-  if (reply[0] == 'E') throw ImportError(reply.substr(1));
-  onnx::ModelProto model;
-  if (!model.ParseFromArray(reply.data() + 1, static_cast<int>(reply.size() - 1))) {
-    throw ImportError("preparing the model failed (its prepared form does not parse)");
-  }
+  if (kind == 'E') throw ImportError(error);
+  if (!parsed) throw ImportError("preparing the model failed (its prepared form does not parse)");
   return model;
 }
 
@@ -261,10 +268,14 @@ onnx::ModelProto ReadModel(const std::string& path) {
   if (!in) throw ImportError("cannot open the file");
   std::streamoff size = in.tellg();
   if (size > kMaxModelBytes) throw ImportError("larger than 2 GiB (keep the weights in external data)");
-  std::vector<char> bytes(static_cast<size_t>(size));
-  in.seekg(0);
-  if (!in.read(bytes.data(), size)) throw ImportError("cannot read the file");
-  return ParseModel(bytes.data(), bytes.size(), ModelDir(path));
+  in.close();
+  // Read where ONNX's library runs (RunIsolated's child): this process never holds the bytes.
+  return RunIsolated([&] {
+    std::ifstream file(path, std::ios::binary);
+    std::vector<char> bytes(static_cast<size_t>(size));
+    if (!file.read(bytes.data(), size)) throw ImportError("cannot read the file");
+    return PrepareInProcess(bytes.data(), bytes.size(), ModelDir(path));
+  });
 }
 
 }  // namespace rxt::import_onnx

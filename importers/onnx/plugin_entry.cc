@@ -2,6 +2,7 @@
 #include <rxt/plugin.h>
 #include <rxt/plugin_support/host.h>
 
+#include <map>
 #include <vector>
 
 #include "graph_builder.h"
@@ -38,8 +39,16 @@ rxt_status_t Import(void* /*state*/, const char* path, const char* options, cons
     onnx::ModelProto model = FoldStaticShapes(BindInputs(ReadModel(path), &parsed), parsed, model_dir);
     ImportedGraph graph = GraphBuilder(model, parsed, model_dir).Build();
     if (rxt_status_t s = api->write_text(sink, graph.text.data(), graph.text.size())) return s;
+    std::map<const onnx::TensorProto*, int> uses;
+    for (const onnx::TensorProto* t : graph.params) ++uses[t];
     for (const onnx::TensorProto* t : graph.params) {
       if (rxt_status_t s = AddValue(*t, model_dir, api, sink)) return s;
+      // Once the host has its copy, this one goes, so the weights are never held twice here.
+      // (|t| points into |model|, which nothing reads after this loop.)
+      if (--uses[t] == 0) {
+        onnx::TensorProto released;
+        const_cast<onnx::TensorProto*>(t)->Swap(&released);
+      }
     }
     return nullptr;
   } catch (const ImportError& e) {
