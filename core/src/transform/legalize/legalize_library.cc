@@ -29,7 +29,7 @@ std::vector<KernelLibrary> ChosenLibraries(const std::string& text, const Librar
     if (it == known.end()) {
       std::string list;
       for (const KernelLibrary& l : known) list += (list.empty() ? "" : ", ") + l.name;
-      Throw(ErrorCode::kInvalidArgument, "LegalizeLibraryCalls: unknown library ", Quoted(name), " (known: ",
+      Throw(ErrorCode::kNotFound, "LegalizeLibraryCalls: unknown library ", Quoted(name), " (known: ",
             list.empty() ? "none; a plugin provides them" : list, ")");
     }
     chosen.push_back(*it);
