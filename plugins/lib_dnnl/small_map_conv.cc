@@ -65,22 +65,27 @@ SmallMapConv SmallMapConv::Of(const std::vector<int64_t>& data, const std::vecto
   return c;
 }
 
-void SmallMapConv::ForImages(const std::function<void(int64_t, int64_t)>& body) const {
-  if (images * pixels() * channels * live() < kSerialValues) return body(0, images);
-  BatchSplit split = BatchSplit::Of(images);
+namespace {
+
+/// body(first, end) over ranges of [0, count): on the calling thread below kSerialValues of
+/// |values| touched, else one range per thread of the host's pool.
+void ForRanges(int64_t count, int64_t values, const std::function<void(int64_t, int64_t)>& body) {
+  if (values < kSerialValues) return body(0, count);
+  BatchSplit split = BatchSplit::Of(count);
   ParallelParts(split.parts, [&](int64_t part) {
-    auto [first, count] = split.Part(part);
-    body(first, first + count);
+    auto [first, n] = split.Part(part);
+    body(first, first + n);
   });
 }
 
+}  // namespace
+
+void SmallMapConv::ForImages(const std::function<void(int64_t, int64_t)>& body) const {
+  ForRanges(images, images * pixels() * channels * live(), body);
+}
+
 void SmallMapConv::ForFilters(const std::function<void(int64_t, int64_t)>& body) const {
-  if (filters * channels * kernel_h * kernel_w < kSerialValues) return body(0, filters);
-  BatchSplit split = BatchSplit::Of(filters);
-  ParallelParts(split.parts, [&](int64_t part) {
-    auto [first, count] = split.Part(part);
-    body(first, first + count);
-  });
+  ForRanges(filters, filters * channels * kernel_h * kernel_w, body);
 }
 
 void SmallMapConv::Unfold(const float* data, float* cols) const {
