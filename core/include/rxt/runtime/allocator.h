@@ -1,7 +1,7 @@
-// Where tensor storage and VM arenas come from: the heap (std::aligned_alloc), or the allocator
-// that the running call's context installed on this thread (rxt_context_options_t's allocator
-// hooks). Storage remembers the allocator that gave it, so it goes back there wherever it is
-// freed.
+// Where tensor storage and VM arenas come from: the heap (std::aligned_alloc; blocks of 1 MiB
+// and more are mapped from the OS, so they leave memory when freed), or the allocator that the
+// running call's context installed on this thread (rxt_context_options_t's allocator hooks).
+// Storage remembers the allocator that gave it, so it goes back there wherever it is freed.
 //
 //   Allocator counting{.allocate = MyAlloc, .deallocate = MyFree, .user_data = &stats};
 //   Allocator::Scope use(&counting);                     // this thread, while |use| lives
