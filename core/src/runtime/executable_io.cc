@@ -10,6 +10,7 @@
 #include "rxt/support/error.h"
 #include "rxt/support/file_io.h"
 #include "rxt/support/message_text.h"
+#include "runtime/byte_codec.h"
 
 namespace rxt {
 namespace {
@@ -21,43 +22,7 @@ constexpr int kMaxValueDepth = 64;
 
 enum SectionTag : uint32_t { kMeta = 1, kFunctions = 2, kConstants = 3, kKernels = 4, kExterns = 5 };
 
-uint64_t Fnv1a64(const uint8_t* data, size_t size) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < size; ++i) {
-    h ^= data[i];
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-
-// ---- Writing.
-class Writer {
- public:
-  void U8(uint8_t v) { bytes_.push_back(v); }
-  void U32(uint32_t v) { Raw(&v, 4); }
-  void I32(int32_t v) { Raw(&v, 4); }
-  void I64(int64_t v) { Raw(&v, 8); }
-  void U64(uint64_t v) { Raw(&v, 8); }
-  void F64(double v) { Raw(&v, 8); }
-  void Str(const std::string& s) {
-    U32(static_cast<uint32_t>(s.size()));
-    Raw(s.data(), s.size());
-  }
-  void Bytes(const std::vector<uint8_t>& b) {
-    U64(b.size());
-    Raw(b.data(), b.size());
-  }
-  void Raw(const void* p, size_t n) {  // the format is little-endian, like every host we build for
-    const auto* b = static_cast<const uint8_t*>(p);
-    bytes_.insert(bytes_.end(), b, b + n);
-  }
-  std::vector<uint8_t>& bytes() { return bytes_; }
-
- private:
-  std::vector<uint8_t> bytes_;
-};
-
-void WriteValue(Writer& w, const Value& v) {
+void WriteValue(ByteWriter& w, const Value& v) {
   w.U8(static_cast<uint8_t>(v.kind()));
   switch (v.kind()) {
     case Value::Kind::kNone: return;
@@ -84,7 +49,7 @@ void WriteValue(Writer& w, const Value& v) {
   }
 }
 
-void WritePattern(Writer& w, const TypePattern& p) {
+void WritePattern(ByteWriter& w, const TypePattern& p) {
   w.U8(static_cast<uint8_t>(p.kind));
   w.U8(p.dtype);
   w.I32(p.ndim);
@@ -100,7 +65,7 @@ void WritePattern(Writer& w, const TypePattern& p) {
   w.Str(p.context);
 }
 
-void WriteFunction(Writer& w, const VMFunction& f) {
+void WriteFunction(ByteWriter& w, const VMFunction& f) {
   w.Str(f.name);
   w.U32(static_cast<uint32_t>(f.param_names.size()));
   for (const std::string& n : f.param_names) w.Str(n);
@@ -137,82 +102,14 @@ void WriteFunction(Writer& w, const VMFunction& f) {
   w.I32(f.num_reuse_slots);
 }
 
-void WriteSection(Writer& out, uint32_t tag, Writer& payload) {
+void WriteSection(ByteWriter& out, uint32_t tag, ByteWriter& payload) {
   out.U32(tag);
   out.U64(payload.bytes().size());
   out.Raw(payload.bytes().data(), payload.bytes().size());
 }
 
 // ---- Reading.
-class Reader {
- public:
-  Reader(const uint8_t* data, size_t size, const std::string& source, size_t base)
-      : data_(data), size_(size), source_(source), base_(base) {}
-
-  template <typename... Args>
-  [[noreturn]] void Fail(const Args&... args) const {
-    Throw(ErrorCode::kDataLoss, "executable ", Quoted(source_), ": ", args..., " (at byte ", base_ + pos_, ")");
-  }
-
-  const uint8_t* Take(size_t n, const char* what) {
-    if (n > size_ - pos_) Fail("truncated while reading ", what);
-    const uint8_t* p = data_ + pos_;
-    pos_ += n;
-    return p;
-  }
-  template <typename T>
-  T Scalar(const char* what) {
-    T v;
-    std::memcpy(&v, Take(sizeof(T), what), sizeof(T));
-    return v;
-  }
-  uint8_t U8(const char* what) { return Scalar<uint8_t>(what); }
-  uint32_t U32(const char* what) { return Scalar<uint32_t>(what); }
-  int32_t I32(const char* what) { return Scalar<int32_t>(what); }
-  int64_t I64(const char* what) { return Scalar<int64_t>(what); }
-  uint64_t U64(const char* what) { return Scalar<uint64_t>(what); }
-  double F64(const char* what) { return Scalar<double>(what); }
-  /// A count of items each at least |min_item_bytes| long: bounded by what is left, so that a
-  /// corrupt count cannot make us reserve gigabytes.
-  size_t Count(const char* what, size_t min_item_bytes = 1) {
-    uint32_t n = U32(what);
-    if (static_cast<uint64_t>(n) * min_item_bytes > size_ - pos_) Fail("count of ", what, " (", n, ") exceeds the data left");
-    return n;
-  }
-  std::string Str(const char* what) {
-    size_t n = U32(what);
-    const uint8_t* p = Take(n, what);
-    return std::string(reinterpret_cast<const char*>(p), n);
-  }
-  /// A string that messages will show (a name, a path, a type's text): printable UTF-8.
-  std::string Name(const char* what) {
-    size_t start = pos_;
-    std::string s = Str(what);
-    if (!IsPrintableText(s)) {
-      pos_ = start;
-      Fail(what, " ", Quoted(s), " is not printable text");
-    }
-    return s;
-  }
-  std::vector<uint8_t> Bytes(const char* what) {
-    uint64_t n = U64(what);
-    if (n > size_ - pos_) Fail("truncated while reading ", what);
-    const uint8_t* p = Take(static_cast<size_t>(n), what);
-    return std::vector<uint8_t>(p, p + n);
-  }
-  bool done() const { return pos_ == size_; }
-  size_t pos() const { return pos_; }
-  const std::string& source() const { return source_; }
-
- private:
-  const uint8_t* data_;
-  size_t size_;
-  const std::string& source_;
-  size_t base_;
-  size_t pos_ = 0;
-};
-
-Value ReadValue(Reader& r, int depth) {
+Value ReadValue(ByteReader& r, int depth) {
   if (depth > kMaxValueDepth) r.Fail("constant nested too deeply");
   uint8_t kind = r.U8("value kind");
   switch (static_cast<Value::Kind>(kind)) {
@@ -253,7 +150,7 @@ Value ReadValue(Reader& r, int depth) {
   r.Fail("unknown value kind ", int{kind});
 }
 
-TypePattern ReadPattern(Reader& r, int depth) {
+TypePattern ReadPattern(ByteReader& r, int depth) {
   if (depth > kMaxValueDepth) r.Fail("type pattern nested too deeply");
   TypePattern p;
   uint8_t kind = r.U8("pattern kind");
@@ -276,7 +173,7 @@ TypePattern ReadPattern(Reader& r, int depth) {
   return p;
 }
 
-VMFunction ReadFunction(Reader& r, uint32_t version) {
+VMFunction ReadFunction(ByteReader& r, uint32_t version) {
   VMFunction f;
   f.name = r.Name("function name");
   f.param_names.resize(r.Count("parameter names", 4));
@@ -319,7 +216,7 @@ VMFunction ReadFunction(Reader& r, uint32_t version) {
   return f;
 }
 
-void ReadSection(uint32_t tag, Reader& r, Executable& exec) {
+void ReadSection(uint32_t tag, ByteReader& r, Executable& exec) {
   switch (tag) {
     case kMeta:
       exec.backend = r.Name("backend name");
@@ -363,7 +260,7 @@ std::vector<uint8_t> SerializeExecutable(const Executable& exec, const std::stri
   const std::vector<KernelRecord>& kernels = exec.kernels;
   const std::vector<std::string>& externs = exec.externs;
   const std::string& backend = exec.backend;
-  Writer meta, funcs, consts, kerns, exts;
+  ByteWriter meta, funcs, consts, kerns, exts;
   meta.Str(backend);
   meta.Str(library);
   funcs.U32(static_cast<uint32_t>(functions.size()));
@@ -379,7 +276,7 @@ std::vector<uint8_t> SerializeExecutable(const Executable& exec, const std::stri
   exts.U32(static_cast<uint32_t>(externs.size()));
   for (const std::string& e : externs) exts.Str(e);
 
-  Writer out;
+  ByteWriter out;
   out.Raw(kMagic, sizeof kMagic);
   out.U32(Executable::kFormatVersion);
   out.U32(5);
@@ -415,7 +312,8 @@ Executable Executable::Deserialize(const uint8_t* data, size_t size, const std::
   Executable exec;
   exec.format_version = version;
   exec.source = source;
-  Reader header(data + sizeof kMagic + 4, size - kChecksumBytes - sizeof kMagic - 4, source, sizeof kMagic + 4);
+  ByteReader header(data + sizeof kMagic + 4, size - kChecksumBytes - sizeof kMagic - 4, "executable", source,
+                sizeof kMagic + 4);
   uint32_t sections = header.U32("section count");
   bool seen[6] = {};
   for (uint32_t i = 0; i < sections; ++i) {
@@ -427,7 +325,7 @@ Executable Executable::Deserialize(const uint8_t* data, size_t size, const std::
       if (seen[tag]) header.Fail("section ", tag, " appears twice");
       seen[tag] = true;
     }
-    Reader section(payload, static_cast<size_t>(length), source, start);
+    ByteReader section(payload, static_cast<size_t>(length), "executable", source, start);
     ReadSection(tag, section, exec);
   }
   if (!header.done()) header.Fail("trailing bytes after the sections");
