@@ -12,25 +12,9 @@
 #include "rxt/runtime/executable.h"
 #include "rxt/runtime/vm.h"
 
-namespace {
-
-// The file ends with the FNV-1a hash of everything before it. Mutated bytes would almost never
-// match it, so the target writes the right one: the fuzzer then explores what the hash guards.
-void FixChecksum(std::vector<uint8_t>& bytes) {
-  if (bytes.size() < 8) return;
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < bytes.size() - 8; ++i) {
-    h ^= bytes[i];
-    h *= 0x100000001b3ull;
-  }
-  std::memcpy(bytes.data() + bytes.size() - 8, &h, 8);
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<uint8_t> bytes(data, data + size);
-  FixChecksum(bytes);
+  rxt::fuzz::FixChecksum(bytes);
   rxt::Executable exec;
   try {
     exec = rxt::Executable::Deserialize(bytes.data(), bytes.size(), "fuzz.rxtx");

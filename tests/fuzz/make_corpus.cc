@@ -19,6 +19,7 @@
 #include "rxt/ir/parser.h"
 #include "rxt/runtime/safetensors.h"
 #include "rxt/support/error.h"
+#include "rxt/train/trainer_file.h"
 #include "train_checkpoints.h"
 
 namespace {
@@ -198,6 +199,35 @@ void Checkpoints() {
 // Targets whose input is a description drawn byte by byte (FuzzInput): deterministic
 // pseudo-random bytes of a few sizes, from which fuzzing finds its way. |keep| picks which of
 // the first ten to write (ir_structured keeps those that build in well under a second).
+// Trainer files: a small program (a linear layer's layout, an optimizer state stored as one
+// element and one stored whole, a schedule) over a tiny executable, with and without the
+// optimizer's values and a kernel-library section.
+void TrainerFiles() {
+  rxt::TrainerFile file;
+  file.program.executable = rxt::Build(rxt::ParseModule(
+      "def @main(%x: Tensor((2, 3), float32), %w: Tensor((3, 2), float32)) -> Tensor((2, 2), float32) {\n"
+      "  %y = matmul(%x, %w)\n  return %y\n}\n"));
+  using rxt::DType;
+  file.program.inputs = {{.name = "x", .dtype = DType::kFloat32, .shape = {-1, 3}, .ndim = 2}};
+  file.program.targets = {{.name = "y", .dtype = DType::kInt64, .shape = {-1}, .ndim = 1}};
+  file.program.params = {{.name = "w", .dtype = DType::kFloat32, .shape = {3, 2}, .ndim = 2, .fan_in = 3, .fan_out = 2}};
+  file.program.states = {{.name = "mean", .dtype = DType::kFloat32, .shape = {2}, .ndim = 1}};
+  file.program.optim_state_names = {"lr", "momentum_buffer.0"};
+  file.program.initial_optim_state = {rxt::InitialOptimState::Of(Counting({}, DType::kFloat32)),
+                                      rxt::InitialOptimState::Of(Counting({3, 2}, DType::kFloat32))};
+  file.values.metadata = {{"rxt.format", "trainer-checkpoint/1"}, {"rxt.step", "0"}};
+  file.values.tensors = {{"param/w", Counting({3, 2}, DType::kFloat32)}, {"state/mean", Counting({2}, DType::kFloat32)}};
+  file.schedule = "cosine:total_steps=100,warmup=10";
+  file.base_lr = 0.1;
+  Write("trainer_file", "fresh.rxtt", file.Serialize());
+  file.values.metadata["rxt.step"] = "7";
+  file.values.tensors.push_back({"optim/lr", Counting({}, DType::kFloat32)});
+  file.values.tensors.push_back({"optim/momentum_buffer.0", Counting({3, 2}, DType::kFloat32)});
+  file.schedule.clear();
+  file.kernel_library = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0};
+  Write("trainer_file", "stepped_with_library.rxtt", file.Serialize());
+}
+
 void RandomSeeds(const std::string& target, const std::vector<int>& keep) {
   uint64_t state = 0x9e3779b97f4a7c15ull;
   for (int i = 0; i < 10; ++i) {
@@ -238,6 +268,7 @@ int main(int argc, char** argv) {
     IdxFiles();
     Safetensors();
     Checkpoints();
+    TrainerFiles();
     RandomSeeds("plugin_descriptor", {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
     RandomSeeds("ir_structured", {1, 2, 6, 7});
     StructuredSeeds();

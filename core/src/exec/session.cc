@@ -2,7 +2,13 @@
 // for the rxt command and the C ABI.
 #include "rxt/exec/session.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include <boost/dll/shared_library.hpp>
 
 #include "rxt/exec/available_libraries.h"
 #include "rxt/exec/build_trainer.h"
@@ -13,7 +19,9 @@
 #include "rxt/plugin/plugin_kernel_provider.h"
 #include "rxt/runtime/aot_library.h"
 #include "rxt/runtime/extern.h"
+#include "rxt/support/file_io.h"
 #include "rxt/support/message_text.h"
+#include "rxt/train/trainer_file.h"
 
 namespace rxt {
 namespace {
@@ -211,13 +219,78 @@ std::unique_ptr<Trainer> Session::CreateTrainer(const IRModule& module, const Tr
 std::unique_ptr<KernelProvider> Session::KernelsFor(const Executable& exec, const std::string& backend) {
   std::string name = !backend.empty() ? backend : !exec.backend.empty() ? exec.backend : "reference";
   // The extern functions it calls (a library's) come from plugins too.
-  if (!AllExternsLoaded(exec, host_.externs())) LoadSearchPathOnce();
+  LoadExternPlugins(exec);
   // Kernels compiled ahead of time run from their library, unless another backend is asked for.
   if (!exec.aot_library.empty() && name == exec.backend) {
     return std::make_unique<AotKernelProvider>(AotKernelProvider::ForExecutable(exec));
   }
   LoadWhatIsMissing(name, std::vector<std::string>{}, nullptr, nullptr);
   return std::make_unique<PluginKernelProvider>(PluginKernelProvider::Find(name, host_));
+}
+
+void Session::LoadExternPlugins(const Executable& exec) {
+  if (AllExternsLoaded(exec, host_.externs()) || searched_ || !options_.search_path) return;
+  // By name first: a process that only runs kernels compiled ahead of time then never loads a
+  // backend plugin (and the LLVM it links).
+  std::set<std::string> libraries;
+  std::vector<std::string> loaded = host_.externs().List();
+  for (const std::string& name : exec.externs) {
+    size_t dot = name.find('.');
+    if (dot != std::string::npos && dot > 0 && std::find(loaded.begin(), loaded.end(), name) == loaded.end()) {
+      libraries.insert(name.substr(0, dot));
+    }
+  }
+  for (const std::string& library : libraries) {
+    if (!IsPrintableText(library) || library.find('/') != std::string::npos) continue;
+    for (const std::string& dir : PluginHost::SearchPath()) {
+      std::filesystem::path candidate =
+          std::filesystem::path(dir) / ("rxt_lib_" + library + boost::dll::shared_library::suffix().string());
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(candidate, ec)) continue;
+      try {
+        host_.Load(candidate.string());
+      } catch (const Error& e) {
+        Note(e.what());
+      }
+      break;
+    }
+  }
+  if (!AllExternsLoaded(exec, host_.externs())) LoadSearchPathOnce();
+}
+
+void Session::SaveTrainer(const Trainer& trainer, const std::string& path) {
+  TrainerFile file = MakeTrainerFile(trainer, {});
+  Executable& exec = file.program.executable;
+  if (!exec.kernels.empty()) {
+    // The backend writes a library file; its bytes go into the trainer file.
+    std::string library = StrCat(path, ".kernels-", getpid(), ".so");
+    try {
+      EmitKernelLibrary(exec, library, host_);
+      file.kernel_library = ReadWholeFile(library, "kernel library");
+      std::filesystem::remove(library);
+    } catch (const Error& e) {
+      std::error_code ec;
+      std::filesystem::remove(library, ec);
+      // A backend without an ahead-of-time compiler: LoadTrainer compiles the kernels.
+      if (e.code() != ErrorCode::kFailedPrecondition) throw;
+      Note(StrCat("trainer file ", Quoted(path), ": kernels not compiled ahead of time (", e.what(), ")"));
+    }
+    exec.aot_library.clear();
+  }
+  SaveTrainerFile(file, path);
+}
+
+std::unique_ptr<Trainer> Session::LoadTrainer(const std::string& path) {
+  TrainerFile file = LoadTrainerFile(path);
+  LoadExternPlugins(file.program.executable);
+  std::shared_ptr<KernelProvider> fallback;
+  if (file.kernel_library.empty()) fallback = KernelsFor(file.program.executable);
+  std::unique_ptr<Trainer> trainer = OpenTrainerFile(std::move(file), std::move(fallback), host_.externs());
+  if (context_ != nullptr) {
+    trainer->set_thread_pool(context_->thread_pool());
+    trainer->set_allocator(context_->allocator());
+  }
+  return trainer;
 }
 
 RunnableExecutable Session::CreateVM(Executable exec, const std::string& backend) {

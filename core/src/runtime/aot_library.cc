@@ -1,6 +1,10 @@
 #include "rxt/runtime/aot_library.h"
 
 #include <dlfcn.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <cstring>
 #include <sstream>
@@ -107,9 +111,11 @@ class AotKernel : public Kernel {
 }  // namespace
 
 AotKernelProvider::AotKernelProvider(const std::string& path, std::string backend)
+    : AotKernelProvider(path, StrCat("kernel library '", path, "'"), std::move(backend)) {}
+
+AotKernelProvider::AotKernelProvider(const std::string& path, const std::string& where, std::string backend)
     : library_(std::make_shared<Library>()), backend_(std::move(backend)) {
   library_->path = path;
-  std::string where = StrCat("kernel library '", path, "'");
   library_->handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (library_->handle == nullptr) {
     const char* why = dlerror();
@@ -139,6 +145,35 @@ AotKernelProvider AotKernelProvider::ForExecutable(const Executable& exec) {
     Throw(ErrorCode::kFailedPrecondition, "the executable names no kernel library (build it with --emit-library)");
   }
   return AotKernelProvider(exec.aot_library, exec.backend.empty() ? "cpu" : exec.backend);
+}
+
+AotKernelProvider AotKernelProvider::FromBytes(const std::vector<uint8_t>& bytes, const std::string& label,
+                                               std::string backend) {
+  // dlopen reads files only: the bytes go to an anonymous in-memory file (memfd), opened by its
+  // /proc/self/fd path, and closed once the library is mapped; nothing is left on disk.
+  int fd = memfd_create("rxt-kernel-library", MFD_CLOEXEC);
+  if (fd < 0) Throw(ErrorCode::kInternal, label, ": cannot make an in-memory file for it: ", std::strerror(errno));
+  size_t written = 0;
+  while (written < bytes.size()) {
+    ssize_t n = write(fd, bytes.data() + written, bytes.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int error = errno;
+      close(fd);
+      Throw(ErrorCode::kInternal, label, ": cannot write it to an in-memory file: ", std::strerror(error));
+    }
+    written += static_cast<size_t>(n);
+  }
+  std::string path = StrCat("/proc/self/fd/", fd);
+  try {
+    AotKernelProvider provider(path, label, std::move(backend));
+    close(fd);
+    provider.library_->path = label;
+    return provider;
+  } catch (...) {
+    close(fd);
+    throw;
+  }
 }
 
 const std::string& AotKernelProvider::path() const { return library_->path; }

@@ -1,6 +1,7 @@
 /// TrainerTensorSpec's helpers (train/trainer_program.h).
 #include "rxt/train/trainer_program.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "rxt/support/error.h"
@@ -40,11 +41,24 @@ InitialOptimState InitialOptimState::Of(const Tensor& value) {
 
 Tensor InitialOptimState::Materialize() const {
   if (values.shape() == shape) return values.Clone();
-  Tensor out = Tensor::Empty(shape, dtype);
+  Tensor out = Tensor::Empty(shape, dtype);  // zero-filled
   const size_t element = values.nbytes();
+  const auto* first = static_cast<const unsigned char*>(values.data());
+  if (std::all_of(first, first + element, [](unsigned char b) { return b == 0; })) return out;
   auto* bytes = static_cast<unsigned char*>(out.data());
   for (int64_t i = 0; i < out.numel(); ++i) std::memcpy(bytes + i * element, values.data(), element);
   return out;
+}
+
+bool InitialOptimState::Holds(const Tensor& value) const {
+  if (!value.defined() || value.dtype() != dtype || value.shape() != shape) return false;
+  if (values.shape() == shape) return std::memcmp(value.data(), values.data(), value.nbytes()) == 0;
+  const size_t element = values.nbytes();
+  const auto* bytes = static_cast<const unsigned char*>(value.data());
+  for (int64_t i = 0; i < value.numel(); ++i) {
+    if (std::memcmp(bytes + i * element, values.data(), element) != 0) return false;
+  }
+  return true;
 }
 
 }  // namespace rxt

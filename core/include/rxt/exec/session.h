@@ -110,6 +110,15 @@ class Session {
   /// A trainer for |module|, a backbone (with request.loss and request.optimizer) or a trainer
   /// module, running on the resolved backend. The options it was built with: last_build().
   std::unique_ptr<Trainer> CreateTrainer(const IRModule& module, const TrainRequest& request);
+  /// |trainer| as a trainer file (train/trainer_file.h) at |path|: its kernels compiled ahead
+  /// of time by its backend into the file (a backend that cannot, such as reference: none, and
+  /// LoadTrainer compiles them), its values, step count and schedule. Written atomically.
+  void SaveTrainer(const Trainer& trainer, const std::string& path);
+  /// The trainer a trainer file holds, going on from where it was saved. Its kernels run from
+  /// the file's library: no backend plugin, no compiler, no LLVM is loaded for them; the
+  /// plugins of its extern functions are loaded by name (rxt_lib_<library>) before the search
+  /// path is tried.
+  std::unique_ptr<Trainer> LoadTrainer(const std::string& path);
   /// The kernels |exec| runs with on |backend| (empty: the one it was built for).
   std::unique_ptr<KernelProvider> KernelsFor(const Executable& exec, const std::string& backend = "");
   /// A VM running |exec| with KernelsFor(exec, backend), the extern functions of the session's
@@ -135,6 +144,9 @@ class Session {
   void RequireLibrary(const std::string& library) const;
   /// Loads the search path unless it is off or already loaded.
   void LoadSearchPathOnce();
+  /// Loads the plugins of |exec|'s extern functions that are not loaded: rxt_lib_<library> for
+  /// "<library>.<name>" from the search path, then the whole search path if one is still missing.
+  void LoadExternPlugins(const Executable& exec);
   /// Keeps |message| in notes() and sends it to the context's log.
   void Note(std::string message);
 

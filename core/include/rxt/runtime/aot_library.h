@@ -11,6 +11,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "rxt/runtime/executable.h"
 #include "rxt/runtime/kernel.h"
@@ -26,6 +27,10 @@ class AotKernelProvider : public KernelProvider {
   explicit AotKernelProvider(const std::string& path, std::string backend = "cpu");
   /// The library |exec| names (kFailedPrecondition if it names none), for its backend.
   static AotKernelProvider ForExecutable(const Executable& exec);
+  /// A library given as its bytes (a trainer file carries one), loaded from memory without a
+  /// file on disk; messages begin with |label| ("trainer file 'x.rxtt': kernel library").
+  static AotKernelProvider FromBytes(const std::vector<uint8_t>& bytes, const std::string& label,
+                                     std::string backend = "cpu");
 
   std::string name() const override { return backend_; }
   /// Throws kFailedPrecondition if the record has no symbol, kNotFound if the library lacks
@@ -34,11 +39,14 @@ class AotKernelProvider : public KernelProvider {
   /// Looking symbols up in the library is safe from several threads.
   bool ConcurrentLoads() const override { return true; }
 
+  /// The library's path (its label when it was loaded from bytes).
   const std::string& path() const;
 
   struct Library;  // the open library (aot_library.cc), shared with its kernels
 
  private:
+  AotKernelProvider(const std::string& path, const std::string& where, std::string backend);
+
   std::shared_ptr<Library> library_;
   std::string backend_;
 };

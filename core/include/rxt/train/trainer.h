@@ -121,6 +121,8 @@ class Trainer {
   /// schedule.LearningRate(base_lr, k). Validates the schedule.
   void SetSchedule(const LrSchedule& schedule, double base_lr);
   const std::optional<LrSchedule>& schedule() const { return schedule_; }
+  /// The base rate the schedule scales (0 without a schedule).
+  double base_learning_rate() const { return base_lr_; }
 
   // ---- Checkpoints: one safetensors file with every parameter ("param/<name>"), state
   // ("state/<name>") and optimizer state ("optim/<name>"), and metadata: the step count and

@@ -40,8 +40,10 @@ struct InitialOptimState {
   Tensor values;  // the whole value, or one element (shape ()) repeated everywhere
   /// |value| as one element when all its elements are bitwise equal, else as it is.
   static InitialOptimState Of(const Tensor& value);
-  /// A new tensor holding the initial value.
+  /// A new tensor holding the initial value (zeros are the new storage as it comes: untouched).
   Tensor Materialize() const;
+  /// Whether |value| is bitwise the initial value (dtype, shape and every element).
+  bool Holds(const Tensor& value) const;
 };
 
 struct TrainerProgram {
