@@ -7,6 +7,9 @@
 #     (bench/peers/libtorch/script_main.cc), at each thread count;
 #   - inference (the same batch): rxt, ONNX Runtime (npm's onnxruntime-node on the same .onnx
 #     file, tests/exporters/onnx/ort_run.js) and libtorch;
+#   - the training step again in rxt's deployed form: the compiled trainer saved as a trainer
+#     file (its kernels compiled ahead of time), then loaded and run by a process that maps no
+#     compiler and no LLVM — as libtorch runs a module that Python scripted beforehand;
 #   - peak RSS of each process, rxt's import and compile times (with an empty kernel cache, then
 #     a warm one), and each step time as a multiple
 #     of this machine's fp32 FMA limit (the step's FLOPs over rxt_fma_peak's GFLOP/s x threads;
@@ -47,7 +50,7 @@ ort_path=$(/usr/bin/python3 -c "import sys; sys.path.insert(0, 'tests/exporters/
 # rxt's kernel cache (docs/backend_cpu.md) starts empty: each model's first rxt run compiles
 # every kernel (the cold compile time); the runs after it load them (the warm one).
 export RXT_KERNEL_CACHE="$results/kernel-cache"
-rm -rf "$RXT_KERNEL_CACHE"
+rm -rf "$RXT_KERNEL_CACHE" "$results"/*.rxtt
 "$build/bench/rxt_fma_peak" | tee "$results/fma_peak.txt"
 
 # run NAME THREADS COMMAND...: keeps the RESULT line (or ORT's JSON line) of one process.
@@ -63,6 +66,9 @@ for model in $models; do
   shape=$(/usr/bin/python3 -c "import json,sys; [print(','.join(map(str, m['input_shape']))) for m in map(json.loads, open(sys.argv[1])) if m['name'] == sys.argv[2]]" "$results/models.jsonl" "$model")
   /usr/bin/python3 -c "import numpy as np, sys; np.save(sys.argv[1], np.random.default_rng(0).standard_normal([int(sys.argv[2])] + [int(d) for d in sys.argv[3].split(',')]).astype(np.float32))" \
     "$results/${model}_x.npy" "$batch" "$shape"
+  # The deployed trainer (after the first rxt run below has filled the kernel cache, so that
+  # its cold compile time stays the one measured there).
+  trainer_file="$results/$model.rxtt"
   for threads in $thread_counts; do
     for mode in train infer; do
       run "rxt_${mode}_${model}_t$threads" "$threads" "$build/bench/rxt_onnx_bench" --model "$results/models/$model.onnx" \
@@ -70,6 +76,11 @@ for model in $models; do
       run "libtorch_${mode}_${model}_t$threads" "$threads" "$build/peers/libtorch_script" --script "$results/models/$model.pt" \
         --input-shape "$shape" --mode "$mode" --batch "$batch" --threads "$threads" --steps "$steps"
     done
+    if [[ ! -f "$trainer_file" ]]; then
+      "$build/bench/rxt_onnx_bench" --model "$results/models/$model.onnx" --batch "$batch" --save-trainer "$trainer_file"
+    fi
+    run "rxt_deployed_train_${model}_t$threads" "$threads" "$build/bench/rxt_onnx_bench" --trainer "$trainer_file" \
+      --mode train --threads "$threads" --steps "$steps"
     if [[ -n "$ort_path" ]]; then
       run "ort_infer_${model}_t$threads" "$threads" env NODE_PATH="$ort_path" node tests/exporters/onnx/ort_run.js \
         "$results/models/$model.onnx" "$threads" "$results/ort_out" "input=$results/${model}_x.npy" --repeat "$steps"
@@ -100,6 +111,19 @@ for model in models:
         lr = l["peak_rss_mb"] if l else float("nan")
         print(f"| {model} | {t} | {r['step_ms_median']:.2f} | {lt:.2f} | {lt / r['step_ms_median']:.2f}x | "
               f"{r['step_ms_median'] / bound_ms:.1f} (limit {bound_ms:.2f}) | {r['peak_rss_mb']:.0f} MB | {lr:.0f} MB | {lr / r['peak_rss_mb']:.2f}x |")
+print("\nDeployed: the trainer file loaded by a process without compiler or LLVM (same batch, same step)")
+print("\n| model | threads | rxt step | libtorch step | ratio | load (s) | LLVM mapped | rxt peak RSS | libtorch peak RSS | RSS ratio | file size |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
+for model in models:
+    for t in thread_counts:
+        d, l = load(f"rxt_deployed_train_{model}_t{t}"), load(f"libtorch_train_{model}_t{t}")
+        if not d:
+            continue
+        lt = l["step_ms_median"] if l else float("nan")
+        lr = l["peak_rss_mb"] if l else float("nan")
+        size = os.path.getsize(os.path.join(results, model + ".rxtt")) / 2**20
+        print(f"| {model} | {t} | {d['step_ms_median']:.2f} | {lt:.2f} | {lt / d['step_ms_median']:.2f}x | {d['load_s']:.2f} | "
+              f"{'yes' if d['llvm_mapped'] else 'no'} | {d['peak_rss_mb']:.0f} MB | {lr:.0f} MB | {lr / d['peak_rss_mb']:.2f}x | {size:.1f} MiB |")
 print("\n| model | threads | rxt infer | ONNX Runtime | libtorch | ORT / rxt | libtorch / rxt | rxt x FMA limit | rxt RSS | ORT RSS | libtorch RSS |")
 print("|---|---|---|---|---|---|---|---|---|---|---|")
 for model in models:

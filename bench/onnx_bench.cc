@@ -5,14 +5,19 @@
 // same module. A process of its own: its peak RSS is rxt's alone.
 //
 //   rxt_onnx_bench --model M.onnx --mode train|infer [--batch 32] [--threads 1] [--steps 30]
-//                  [--warmup 5] [--lr 0.01] [--seed 0]
+//                  [--warmup 5] [--lr 0.01] [--seed 0] [--save-trainer T.rxtt]
+//   rxt_onnx_bench --trainer T.rxtt --mode train|infer [--threads 1] [--steps 30] ...
 //
 // Prints one line "RESULT {json}": import_s (reading, checking, converting), compile_s
 // (SetupTrainer, legalization, code generation, kernel libraries), step_ms_median, peak_rss_mb.
+// --save-trainer writes the compiled trainer with the model's weights as a trainer file (its
+// kernels compiled ahead of time) and stops; --trainer times one instead of compiling: the
+// deployed process, which loads no compiler and no LLVM (load_s, llvm_mapped).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -20,6 +25,7 @@
 #include "rxt/exec/session.h"
 #include "rxt/ir/op.h"
 #include "rxt/train/random.h"
+#include "rxt/train/trainer_file.h"
 #include "rxt/transform/passes.h"
 
 namespace rxt::bench {
@@ -28,7 +34,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 struct Options {
-  std::string model, mode = "train";
+  std::string model, mode = "train", save_trainer, trainer;
   int batch = 32, threads = 1, steps = 30, warmup = 5;
   double lr = 0.01;
   uint64_t seed = 0;
@@ -46,9 +52,11 @@ Options ParseOptions(int argc, char** argv) {
     else if (k == "--warmup") o.warmup = std::stoi(v);
     else if (k == "--lr") o.lr = std::stod(v);
     else if (k == "--seed") o.seed = std::stoull(v);
+    else if (k == "--save-trainer") o.save_trainer = v;
+    else if (k == "--trainer") o.trainer = v;
     else throw std::runtime_error("unknown option " + k);
   }
-  if (o.model.empty()) throw std::runtime_error("--model M.onnx is required");
+  if (o.model.empty() == o.trainer.empty()) throw std::runtime_error("one of --model M.onnx and --trainer T.rxtt is required");
   if (o.mode != "train" && o.mode != "infer") throw std::runtime_error("--mode is train or infer");
   return o;
 }
@@ -115,10 +123,55 @@ Tensor RandomNormal(const std::vector<int64_t>& shape, Random& rng) {
   return t;
 }
 
+/// Whether a library of LLVM is mapped into this process.
+bool LlvmMapped() {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    if (line.find("libLLVM") != std::string::npos) return true;
+  }
+  return false;
+}
+
+/// Times |o.steps| training steps or predictions of |trainer| on random data.
+void TimeSteps(const Options& o, Trainer& trainer, const std::string& fields) {
+  Random rng = Random::Stream(o.seed, 1);
+  Tensor x = RandomNormal(trainer.program().inputs.at(0).shape, rng);
+  const int64_t batch = x.shape().at(0);
+  Tensor y = Tensor::Empty({batch}, DType::kInt64);
+  for (int64_t i = 0; i < batch; ++i) y.data_as<int64_t>()[i] = static_cast<int64_t>(rng.NextBelow(10));
+
+  std::vector<double> step_ms;
+  double final_loss = 0;
+  for (int i = 0; i < o.warmup + o.steps; ++i) {
+    auto ts = Clock::now();
+    if (o.mode == "train") {
+      final_loss = trainer.Update({x}, {y}).GetAsDouble(0);
+    } else {
+      trainer.Predict({x});
+    }
+    if (i >= o.warmup) step_ms.push_back(Since(ts) * 1e3);
+  }
+  std::ostringstream times;
+  for (size_t i = 0; i < step_ms.size(); ++i) times << (i ? ", " : "") << step_ms[i];
+  std::printf(
+      "RESULT {\"impl\": \"rxt\", \"mode\": \"%s\", \"threads\": %d, %s, \"final_loss\": %.6f, "
+      "\"step_ms_median\": %.4f, \"step_ms\": [%s], \"peak_rss_mb\": %.1f}\n",
+      o.mode.c_str(), o.threads, fields.c_str(), final_loss, Median(step_ms), times.str().c_str(), PeakRssMb());
+}
+
 int Main(int argc, char** argv) {
   Options o = ParseOptions(argc, argv);
   setenv("RXT_NUM_THREADS", std::to_string(o.threads).c_str(), 1);  // before the pool or a plugin starts
   Session session;
+  if (!o.trainer.empty()) {
+    auto t0 = Clock::now();
+    std::unique_ptr<Trainer> trainer = session.LoadTrainer(o.trainer);
+    std::ostringstream fields;
+    fields << "\"deployed\": true, \"load_s\": " << Since(t0) << ", \"llvm_mapped\": " << (LlvmMapped() ? "true" : "false");
+    TimeSteps(o, *trainer, fields.str());
+    return 0;
+  }
   auto t0 = Clock::now();
   ImportedModel imported = session.Import(o.model);
   double import_s = Since(t0);
@@ -141,29 +194,13 @@ int Main(int argc, char** argv) {
   states.clear();
   imported.values.clear();
 
-  Random rng = Random::Stream(o.seed, 1);
-  Tensor x = RandomNormal(trainer->program().inputs.at(0).shape, rng);
-  Tensor y = Tensor::Empty({o.batch}, DType::kInt64);
-  for (int64_t i = 0; i < o.batch; ++i) y.data_as<int64_t>()[i] = static_cast<int64_t>(rng.NextBelow(10));
-
-  std::vector<double> step_ms;
-  double final_loss = 0;
-  for (int i = 0; i < o.warmup + o.steps; ++i) {
-    auto ts = Clock::now();
-    if (o.mode == "train") {
-      final_loss = trainer->Update({x}, {y}).GetAsDouble(0);
-    } else {
-      trainer->Predict({x});
-    }
-    if (i >= o.warmup) step_ms.push_back(Since(ts) * 1e3);
+  if (!o.save_trainer.empty()) {
+    session.SaveTrainer(*trainer, o.save_trainer);
+    return 0;
   }
-  std::ostringstream times;
-  for (size_t i = 0; i < step_ms.size(); ++i) times << (i ? ", " : "") << step_ms[i];
-  std::printf(
-      "RESULT {\"impl\": \"rxt\", \"mode\": \"%s\", \"threads\": %d, \"import_s\": %.4f, \"compile_s\": %.4f, "
-      "\"forward_flops\": %.0f, \"final_loss\": %.6f, \"step_ms_median\": %.4f, \"step_ms\": [%s], "
-      "\"peak_rss_mb\": %.1f}\n",
-      o.mode.c_str(), o.threads, import_s, compile_s, forward_flops, final_loss, Median(step_ms), times.str().c_str(), PeakRssMb());
+  std::ostringstream fields;
+  fields << "\"import_s\": " << import_s << ", \"compile_s\": " << compile_s << ", \"forward_flops\": " << forward_flops;
+  TimeSteps(o, *trainer, fields.str());
   return 0;
 }
 
