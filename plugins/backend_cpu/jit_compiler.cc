@@ -1,5 +1,8 @@
 #include "jit_compiler.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -76,6 +79,19 @@ JitCompiler::JitCompiler(CodegenOptions options, std::optional<std::string> cach
 
 JitCompiler::~JitCompiler() = default;
 
+void ReportCompileTimes(const std::string& kernel, const CompileTimes& times) {
+  static const bool report = [] {
+    const char* v = std::getenv("RXT_CPU_COMPILE_TIMES");
+    return v != nullptr && *v != '\0' && std::string(v) != "0";
+  }();
+  if (!report) return;
+  // One write per line: kernels compile on several threads at once.
+  std::string line = "rxt: cpu: compiled " + kernel + ": " + std::to_string(times.codegen_ms + times.optimize_ms + times.machine_ms) +
+                     " ms (code generation " + std::to_string(times.codegen_ms) + ", optimization " +
+                     std::to_string(times.optimize_ms) + ", machine code " + std::to_string(times.machine_ms) + ")\n";
+  std::fputs(line.c_str(), stderr);
+}
+
 std::shared_ptr<const JitKernel> JitCompiler::CompileShared(const plugin_support::kernel_format::Kernel& kernel, const std::string& key) {
   {
     std::lock_guard<std::mutex> lock(cache_mutex_);
@@ -102,9 +118,11 @@ std::shared_ptr<const JitKernel> JitCompiler::CompileShared(const plugin_support
       std::vector<char> made = CompileObject(kernel, times);
       disk_->Store(file, made);  // best effort: a read-only cache only costs the next run
       code = Link(made, times);
+      ReportCompileTimes(kernel.name, code->times());
     }
   } else {
     code = Compile(kernel);
+    ReportCompileTimes(kernel.name, code->times());
   }
   std::lock_guard<std::mutex> lock(cache_mutex_);
   if (cache_.size() >= 64 && cache_.size() % 64 == 0) {  // drop the entries of freed kernels now and then

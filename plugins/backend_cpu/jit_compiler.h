@@ -26,6 +26,10 @@ struct CompileTimes {
   double machine_ms = 0;   // machine code, linking
 };
 
+/// With RXT_CPU_COMPILE_TIMES=1, one line on stderr per kernel compiled (not per one loaded from
+/// the cache): its name and the milliseconds of each phase, to find what makes a cold start slow.
+void ReportCompileTimes(const std::string& kernel, const CompileTimes& times);
+
 /// A kernel compiled into the process; its code is freed with it.
 class JitKernel {
  public:
