@@ -76,6 +76,8 @@ for model in $models; do
       run "libtorch_${mode}_${model}_t$threads" "$threads" "$build/peers/libtorch_script" --script "$results/models/$model.pt" \
         --input-shape "$shape" --mode "$mode" --batch "$batch" --threads "$threads" --steps "$steps"
     done
+    run "rxt_infer-bound_${model}_t$threads" "$threads" "$build/bench/rxt_onnx_bench" --model "$results/models/$model.onnx" \
+      --mode infer-bound --batch "$batch" --threads "$threads" --steps "$steps"
     if [[ ! -f "$trainer_file" ]]; then
       "$build/bench/rxt_onnx_bench" --model "$results/models/$model.onnx" --batch "$batch" --save-trainer "$trainer_file"
     fi
@@ -124,11 +126,13 @@ for model in models:
         size = os.path.getsize(os.path.join(results, model + ".rxtt")) / 2**20
         print(f"| {model} | {t} | {d['step_ms_median']:.2f} | {lt:.2f} | {lt / d['step_ms_median']:.2f}x | {d['load_s']:.2f} | "
               f"{'yes' if d['llvm_mapped'] else 'no'} | {d['peak_rss_mb']:.0f} MB | {lr:.0f} MB | {lr / d['peak_rss_mb']:.2f}x | {size:.1f} MiB |")
-print("\n| model | threads | rxt infer | ONNX Runtime | libtorch | ORT / rxt | libtorch / rxt | rxt x FMA limit | rxt RSS | ORT RSS | libtorch RSS |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+print("\nrxt infer: Trainer::Predict (the weights are arguments); rxt bound: the backbone imported for inference with its weights bound as constants")
+print("\n| model | threads | rxt infer | rxt bound | ONNX Runtime | libtorch | ORT / rxt | ORT / rxt bound | libtorch / rxt | rxt x FMA limit | rxt RSS | ORT RSS | libtorch RSS |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for model in models:
     for t in thread_counts:
         r, o, l = load(f"rxt_infer_{model}_t{t}"), load(f"ort_infer_{model}_t{t}"), load(f"libtorch_infer_{model}_t{t}")
+        b = load(f"rxt_infer-bound_{model}_t{t}")
         if not r:
             continue
         bound_ms = r["forward_flops"] / (peak * 1e9 * int(t)) * 1e3
@@ -136,7 +140,8 @@ for model in models:
         orss = o["peak_rss_mb"] if o else float("nan")
         lm = l["step_ms_median"] if l else float("nan")
         lrss = l["peak_rss_mb"] if l else float("nan")
-        print(f"| {model} | {t} | {r['step_ms_median']:.2f} | {om:.2f} | {lm:.2f} | {om / r['step_ms_median']:.2f}x | "
+        bm = b["step_ms_median"] if b else float("nan")
+        print(f"| {model} | {t} | {r['step_ms_median']:.2f} | {bm:.2f} | {om:.2f} | {lm:.2f} | {om / r['step_ms_median']:.2f}x | {om / bm:.2f}x | "
               f"{lm / r['step_ms_median']:.2f}x | {r['step_ms_median'] / bound_ms:.1f} | {r['peak_rss_mb']:.0f} MB | {orss:.0f} MB | {lrss:.0f} MB |")
 print("\n| model | import (s) | compile, empty kernel cache (s) | compile, warm kernel cache (s) | forward GFLOP |")
 print("|---|---|---|---|---|")

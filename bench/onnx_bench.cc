@@ -7,12 +7,15 @@
 //   rxt_onnx_bench --model M.onnx --mode train|infer [--batch 32] [--threads 1] [--steps 30]
 //                  [--warmup 5] [--lr 0.01] [--seed 0] [--save-trainer T.rxtt]
 //   rxt_onnx_bench --trainer T.rxtt --mode train|infer [--threads 1] [--steps 30] ...
+//   rxt_onnx_bench --model M.onnx --mode infer-bound ...
 //
 // Prints one line "RESULT {json}": import_s (reading, checking, converting), compile_s
 // (SetupTrainer, legalization, code generation, kernel libraries), step_ms_median, peak_rss_mb.
 // --save-trainer writes the compiled trainer with the model's weights as a trainer file (its
 // kernels compiled ahead of time) and stops; --trainer times one instead of compiling: the
-// deployed process, which loads no compiler and no LLVM (load_s, llvm_mapped).
+// deployed process, which loads no compiler and no LLVM (load_s, llvm_mapped). infer-bound
+// times the backbone imported for inference with its weights bound as constants, the way an
+// inference-only deployment (and ONNX Runtime) runs it; RXT_BENCH_PROFILE=1 adds its profile.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -57,7 +60,9 @@ Options ParseOptions(int argc, char** argv) {
     else throw std::runtime_error("unknown option " + k);
   }
   if (o.model.empty() == o.trainer.empty()) throw std::runtime_error("one of --model M.onnx and --trainer T.rxtt is required");
-  if (o.mode != "train" && o.mode != "infer") throw std::runtime_error("--mode is train or infer");
+  if (o.mode != "train" && o.mode != "infer" && o.mode != "infer-bound") {
+    throw std::runtime_error("--mode is train, infer or infer-bound");
+  }
   return o;
 }
 
@@ -170,6 +175,38 @@ int Main(int argc, char** argv) {
     std::ostringstream fields;
     fields << "\"deployed\": true, \"load_s\": " << Since(t0) << ", \"llvm_mapped\": " << (LlvmMapped() ? "true" : "false");
     TimeSteps(o, *trainer, fields.str());
+    return 0;
+  }
+  if (o.mode == "infer-bound") {
+    // The backbone at inference with its weights bound as constants, as an inference-only
+    // deployment (and ONNX Runtime) runs it.
+    ImportedModel imported = session.Import(o.model, "training=false");
+    IRModule backbone = BindBatch(imported.module, o.batch);
+    Function f = backbone.GetFunction("backbone");
+    std::map<std::string, Tensor> bound;
+    for (size_t i = 1; i < f->params.size(); ++i) bound.emplace(f->params[i]->name, imported.values.at(f->params[i]->name));
+    auto c0 = Clock::now();
+    IRModule module = BindParams("backbone", bound)(backbone);
+    RunnableExecutable run = session.CreateVM(session.Build(module));
+    double compile_s = Since(c0);
+    Random rng = Random::Stream(o.seed, 1);
+    const auto* input = GetStructInfo(module.GetFunction("backbone")->params.at(0))->As<TensorSINode>();
+    std::vector<int64_t> shape;
+    for (const PrimExpr& d : *input->shape) shape.push_back(d->As<IntImmNode>()->value);
+    Tensor x = RandomNormal(shape, rng);
+    std::vector<double> step_ms;
+    for (int i = 0; i < o.warmup + o.steps; ++i) {
+      auto ts = Clock::now();
+      run.vm->Invoke("backbone", {Value(x)});
+      if (i >= o.warmup) step_ms.push_back(Since(ts) * 1e3);
+    }
+    if (getenv("RXT_BENCH_PROFILE") != nullptr) {  // the time per kernel of one more call, on stderr
+      run.vm->SetProfiling(true);
+      run.vm->Invoke("backbone", {Value(x)});
+      std::fprintf(stderr, "%s", run.vm->GetProfile().Format().c_str());
+    }
+    std::printf("RESULT {\"impl\": \"rxt\", \"mode\": \"infer-bound\", \"threads\": %d, \"compile_s\": %.4f, "
+                "\"step_ms_median\": %.4f, \"peak_rss_mb\": %.1f}\n", o.threads, compile_s, Median(step_ms), PeakRssMb());
     return 0;
   }
   auto t0 = Clock::now();
