@@ -31,6 +31,8 @@ std::string TrainOptions::OptimizerOptions() const {
   return options;
 }
 
+bool IsTrainerFile(const std::string& path) { return std::filesystem::path(path).extension() == ".rxtt"; }
+
 std::string TrainOptions::LossOptions() const { return "reduction=\"" + reduction + "\""; }
 
 void TrainOptions::Validate() const {
@@ -56,6 +58,30 @@ void TrainOptions::Validate() const {
   if (momentum && (!std::isfinite(*momentum) || *momentum < 0)) {
     Throw(ErrorCode::kInvalidArgument, "--momentum must be a number >= 0, not ", *momentum);
   }
+  if (IsTrainerFile(model)) {
+    // Compiled in: what would change them cannot be honored.
+    const std::pair<bool, const char*> fixed[] = {{loss_given, "--loss"},
+                                                  {optimizer_given, "--optimizer"},
+                                                  {weight_decay.has_value(), "--weight-decay"},
+                                                  {momentum.has_value(), "--momentum"},
+                                                  {!params.empty(), "--params"},
+                                                  {!import_options.empty(), "--import-options"},
+                                                  {backend_given, "--backend"}};
+    for (const auto& [given, option] : fixed) {
+      if (given) {
+        Throw(ErrorCode::kInvalidArgument, option, ": ", model,
+              " is a trainer file: its loss, optimizer, values and kernels are compiled in (start from the model "
+              "instead, or use --init to start its parameters afresh)");
+      }
+    }
+  }
+  if (!save_trainer.empty()) {
+    std::filesystem::path parent = std::filesystem::path(save_trainer).parent_path();
+    std::error_code ec;
+    if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
+      Throw(ErrorCode::kNotFound, "--save-trainer '", save_trainer, "': no directory '", parent.string(), "'");
+    }
+  }
   if (resume && checkpoint_dir.empty()) {
     Throw(ErrorCode::kInvalidArgument, "--resume needs --checkpoint-dir DIR (where the checkpoints are)");
   }
@@ -79,8 +105,8 @@ void AddTrainCommand(CLI::App& app, CommandResult& result) {
   // An option given twice takes its last value (a script's defaults, then the user's).
   train->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   train->add_option("--model", o->model,
-                    "The backbone module to train (.rxt), or a model an importer reads (.onnx) (default: the seed "
-                    "MLP 784-128-128-10)")
+                    "The backbone module to train (.rxt), a model an importer reads (.onnx), or a trainer file "
+                    "(.rxtt: compiled, with its loss, optimizer and values) (default: the seed MLP 784-128-128-10)")
       ->type_name("FILE");
   train->add_option("--import-options", o->import_options, "Options of the model's importer (e.g. training=true)")
       ->type_name("TEXT");
@@ -101,10 +127,10 @@ void AddTrainCommand(CLI::App& app, CommandResult& result) {
       train->add_option("--optimizer", o->optimizer, "sgd, momentum, adam, adamw, rmsprop, adagrad or a plugin's")
           ->type_name("NAME")
           ->capture_default_str();
-  train->add_option("--lr", o->lr, "The learning rate (the base of --schedule)")->capture_default_str();
+  CLI::Option* lr = train->add_option("--lr", o->lr, "The learning rate (the base of --schedule)")->capture_default_str();
   CLI::Option* wd = train->add_option("--weight-decay", *weight_decay, "Weight decay (default: the optimizer's, 0)");
   CLI::Option* mom = train->add_option("--momentum", *momentum, "Momentum (momentum, rmsprop)");
-  train->add_option("--schedule", o->schedule,
+  CLI::Option* schedule = train->add_option("--schedule", o->schedule,
                     "Learning-rate schedule: constant, step[:step_size=N,gamma=G], cosine[:min_lr=M], warmup:steps=N; "
                     "any with warmup=N (steps count updates; step_size defaults to one epoch, total_steps to the run)")
       ->type_name("SPEC")
@@ -133,19 +159,29 @@ void AddTrainCommand(CLI::App& app, CommandResult& result) {
   train->add_option("--plot", o->plot, "Write the loss and accuracy curves to this SVG file")->type_name("FILE.svg");
   train->add_option("--metrics", o->metrics, "Write per-epoch metrics to this JSON file")->type_name("FILE.json");
   train->add_flag("--profile", o->profile, "First print the time per kernel of one training step");
+  train->add_option("--save-trainer", o->save_trainer,
+                    "At the end, save the trained trainer as a trainer file (its kernels compiled ahead of time) that "
+                    "'rxt train --model' and the runtime alone go on from")
+      ->type_name("FILE.rxtt");
+  CLI::Option* backend = train->get_option("--backend");
   train->footer(
       "Without --model, trains the seed MLP (784-128-128-10, Xavier init) with batch 64 for 5 epochs.\n"
       "A model with values (model.safetensors beside model.rxt, an .onnx file's initializers, or --params)\n"
       "starts from them; others start from Xavier init.\n"
       "The seed tutorial's own settings: --optimizer sgd --lr 0.01 --weight-decay 0.01 --reduction sum\n"
       "--schedule constant.\n"
+      "A trainer file (--save-trainer) goes on with its own loss, optimizer, values, step count, learning\n"
+      "rate and schedule (--lr and --schedule replace the last two).\n"
       "Example: rxt train --optimizer adam --lr 0.001 --plot curves.svg --metrics metrics.json");
-  train->callback([o, weight_decay, momentum, loss, optimizer, wd, mom, &result] {
+  train->callback([o, weight_decay, momentum, loss, optimizer, wd, mom, lr, schedule, backend, &result] {
     TrainOptions options = *o;
     if (wd->count() > 0) options.weight_decay = *weight_decay;
     if (mom->count() > 0) options.momentum = *momentum;
     options.loss_given = loss->count() > 0;
     options.optimizer_given = optimizer->count() > 0;
+    options.lr_given = lr->count() > 0;
+    options.schedule_given = schedule->count() > 0;
+    options.backend_given = backend->count() > 0;
     options.Validate();
     RunTraining(options);
     result.exit_code = 0;

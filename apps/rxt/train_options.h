@@ -13,7 +13,7 @@ namespace rxt::cli {
 inline constexpr int kMaxEpochs = 1000000;
 
 struct TrainOptions {
-  std::string model;  // a backbone (or trainer) module, or a model an importer reads (.onnx); empty: the seed MLP
+  std::string model;  // a backbone (or trainer) module, a model an importer reads (.onnx), or a trainer file (.rxtt); empty: the seed MLP
   std::string import_options;  // passed to the importer
   std::string params;  // starting values (.safetensors); empty: the model's own (beside it, or imported), if any
   std::string init;    // xavier or zero: ignore the starting values; empty: them when there are, else xavier
@@ -37,7 +37,10 @@ struct TrainOptions {
   std::string plot;     // an .svg file
   std::string metrics;  // a .json file
   bool profile = false; // print the time per kernel of one step first
+  std::string save_trainer;  // a trainer file (.rxtt) written at the end; empty: none
   bool loss_given = false, optimizer_given = false;  // set on the command line (a trainer module has its own)
+  bool lr_given = false, schedule_given = false;  // set on the command line (a trainer file has its own)
+  bool backend_given = false;
 
   /// The optimizer's options in the attribute syntax: "lr=0.001, weight_decay=0.01".
   std::string OptimizerOptions() const;
@@ -46,6 +49,9 @@ struct TrainOptions {
   /// Throws kInvalidArgument naming the option for values out of range.
   void Validate() const;
 };
+
+/// Whether |path| names a trainer file (.rxtt, train/trainer_file.h).
+bool IsTrainerFile(const std::string& path);
 
 /// Runs the training |options| describe; prints to stdout (epoch results) and stderr (progress).
 void RunTraining(const TrainOptions& options);

@@ -14,6 +14,7 @@
 #include "rxt/exec/build_trainer.h"
 #include "rxt/exec/session.h"
 #include "rxt/ir/parser.h"
+#include "rxt/runtime/memory_limit.h"
 #include "rxt/runtime/safetensors.h"
 #include "rxt/transform/passes.h"
 #include "rxt/train/random.h"
@@ -93,6 +94,14 @@ Model LoadModel(const TrainOptions& options, Session& session) {
           "(give the backbone module instead)");
   }
   return model;
+}
+
+/// A trainer file as the run's model: its name, and its bytes' hash (a resumed run must go on
+/// from the same file).
+Model TrainerFileModel(const TrainOptions& options) {
+  std::vector<uint8_t> bytes = ReadFileWithinMemoryLimit(options.model, "trainer file");
+  return {IRModule(), StrCat(options.model, " (trainer file)"),
+          TextHash(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size())), {}, options.model};
 }
 
 /// The trainer's first values: the model's own (fine-tuning) unless --init says otherwise or it
@@ -220,39 +229,56 @@ void RunTraining(const TrainOptions& options) {
     Throw(ErrorCode::kInvalidArgument, "--batch-size ", options.batch_size, " is larger than the training set (",
           data.train.count, " samples)");
   }
-  Model model = LoadModel(options, session);
+  const bool from_file = IsTrainerFile(options.model);
+  Model model = from_file ? TrainerFileModel(options) : LoadModel(options, session);
   LrSchedule schedule = ScheduleFor(options, steps_per_epoch);
 
   auto build_start = Clock::now();
-  TrainRequest request{.build = {.backend = options.backend}};
-  if (!IsTrainerModule(model.module)) {
-    request.loss = {options.loss, options.LossOptions()};
-    request.optimizer = {options.optimizer, options.OptimizerOptions()};
+  std::unique_ptr<Trainer> built_trainer;
+  if (from_file) {
+    built_trainer = session.LoadTrainer(options.model);  // its errors name the file
+  } else {
+    TrainRequest request{.build = {.backend = options.backend}};
+    if (!IsTrainerModule(model.module)) {
+      request.loss = {options.loss, options.LossOptions()};
+      request.optimizer = {options.optimizer, options.OptimizerOptions()};
+    }
+    built_trainer = session.CreateTrainer(model.module, request);
   }
-  std::unique_ptr<Trainer> built_trainer = session.CreateTrainer(model.module, request);
   PrintNotes(session);
   Trainer& trainer = *built_trainer;
-  const BuildOptions& build = session.last_build();
-  const std::string& backend = build.backend;
   DataLayout layout = MatchModelToData(trainer.program(), options.batch_size, data.train);
   double build_seconds = SecondsSince(build_start);
 
-  std::string title = StrCat(model.description, ", ", options.optimizer, " lr ", options.lr, ", batch ",
-                             options.batch_size, ", ", options.loss, " (", options.reduction, ")");
-  std::cout << "rxt train: " << model.description << " | " << options.loss << " (" << options.reduction << ") | "
-            << options.optimizer << " " << options.OptimizerOptions() << " | schedule " << schedule.ToString()
-            << " | batch " << options.batch_size << " | " << options.epochs << (options.epochs == 1 ? " epoch" : " epochs")
-            << " | seed " << options.seed
-            << "\n";
+  // A trainer file has its own loss, optimizer and learning rate (--lr or --schedule replace it).
+  const bool own_rate = from_file && !options.lr_given && !options.schedule_given;
+  std::string setup = from_file ? StrCat("its own loss and optimizer (step ", trainer.step(), ")")
+                                : StrCat(options.loss, " (", options.reduction, ") | ", options.optimizer, " ",
+                                         options.OptimizerOptions());
+  std::string rate = own_rate ? (trainer.schedule() ? StrCat("its own schedule ", trainer.schedule()->ToString())
+                                                    : StrCat("its own lr ", trainer.learning_rate()))
+                              : StrCat("schedule ", schedule.ToString());
+  std::string title = from_file ? StrCat(model.description, ", batch ", options.batch_size)
+                                : StrCat(model.description, ", ", options.optimizer, " lr ", options.lr, ", batch ",
+                                         options.batch_size, ", ", options.loss, " (", options.reduction, ")");
+  std::cout << "rxt train: " << model.description << " | " << setup << " | " << rate << " | batch "
+            << options.batch_size << " | " << options.epochs << (options.epochs == 1 ? " epoch" : " epochs")
+            << " | seed " << options.seed << "\n";
   std::cout << "data: " << data.description << "\n";
-  std::string libraries;
-  for (const std::string& l : build.libraries) libraries += (libraries.empty() ? "" : ", ") + l;
   char built[64];
   std::snprintf(built, sizeof built, "%.1f", build_seconds);
-  std::cout << "backend: " << backend << (libraries.empty() ? "" : " with " + libraries) << ", "
-            << context.num_threads() << " thread" << (context.num_threads() == 1 ? "" : "s")
-            << "; compiled in " << built << " s\n"
-            << std::flush;
+  std::string threads = StrCat(context.num_threads(), " thread", context.num_threads() == 1 ? "" : "s");
+  if (from_file) {
+    std::cout << "kernels: compiled ahead of time (" << options.model << "), " << threads << "; loaded in " << built
+              << " s\n" << std::flush;
+  } else {
+    const BuildOptions& build = session.last_build();
+    std::string libraries;
+    for (const std::string& l : build.libraries) libraries += (libraries.empty() ? "" : ", ") + l;
+    std::cout << "backend: " << build.backend << (libraries.empty() ? "" : " with " + libraries) << ", " << threads
+              << "; compiled in " << built << " s\n"
+              << std::flush;
+  }
 
   RunSettings settings = SettingsOf(options, model);
   TrainingHistory history;
@@ -268,12 +294,24 @@ void RunTraining(const TrainOptions& options) {
     first_epoch = point.epoch + 1;
     std::cout << "resumed from " << newest->second << " (epoch " << point.epoch << ", step " << trainer.step()
               << ")\n";
-  } else {
+  } else if (!from_file || !options.init.empty()) {
     StartingValues(trainer, model, options);
+  } else {
+    std::cout << "start: the trainer file's values (step " << trainer.step() << ")\n";
   }
   model.values.clear();  // the trainer holds its own copy: a model's weights stay in memory once
-  if (schedule.kind != LrSchedule::Kind::kConstant || schedule.warmup_steps > 0) {
+  if (own_rate) {
+    // The file's rate and schedule go on; a schedule that has run its course stays at its end.
+    const std::optional<LrSchedule>& own = trainer.schedule();
+    if (own && own->kind == LrSchedule::Kind::kCosine && trainer.step() >= own->total_steps) {
+      std::cerr << "rxt: note: " << options.model << ": its schedule (" << own->ToString() << ") ended at step "
+                << own->total_steps << ": training goes on at its last rate (" << trainer.learning_rate()
+                << "); --lr or --schedule set a new one\n";
+    }
+  } else if (schedule.kind != LrSchedule::Kind::kConstant || schedule.warmup_steps > 0) {
     trainer.SetSchedule(schedule, options.lr);
+  } else if (from_file) {
+    trainer.SetLearningRate(options.lr);
   }
   if (!options.checkpoint_dir.empty()) std::filesystem::create_directories(options.checkpoint_dir);
   if (options.profile) PrintStepProfile(trainer, layout, data.train);
@@ -323,6 +361,16 @@ void RunTraining(const TrainOptions& options) {
     std::cout << "nothing to train: the checkpoint has " << first_epoch - 1 << " epochs (--epochs " << options.epochs
               << ")\n";
     WriteReports(options, history, title);
+  }
+  if (!options.save_trainer.empty()) {
+    session.SaveTrainer(trainer, options.save_trainer);
+    PrintNotes(session);
+    std::error_code ec;
+    double mib = static_cast<double>(std::filesystem::file_size(options.save_trainer, ec)) / (1 << 20);
+    char size[32];
+    std::snprintf(size, sizeof size, "%.1f MiB", mib);
+    std::cout << "saved the trainer (step " << trainer.step() << ") to " << options.save_trainer << " (" << size
+              << "): rxt train --model " << options.save_trainer << " goes on from it\n";
   }
   if (!history.epochs.empty()) {
     int epochs = history.epochs.back().epoch;
