@@ -1,4 +1,5 @@
-// From LLVM IR to machine code for a target machine: LLVM's O3 pipeline (its cost model sees
+// From LLVM IR to machine code for a target machine: LLVM's O3 pipeline without loop unrolling
+// and interleaving (optimizer.cc says why; its cost model sees
 // the machine: vector widths, AVX-512), without fast-math, so that floating-point results stay
 // those of serial, per-operation rounding; then an ELF object file.
 #pragma once
