@@ -85,6 +85,9 @@ class KernelEmitter {
   /// emits.
   void Loop(int32_t var, llvm::Value* begin, llvm::Value* end, llvm::MDNode* metadata, const std::function<void()>& body);
   void ParallelFor(const kf::Stmt& s, llvm::Value* extent);
+  /// Whether the parallel loop |s| of |extent| has, known at compile time, less work than the
+  /// threshold for waking threads (or one iteration): then it is emitted as a plain loop.
+  bool TooLittleToShare(const kf::Stmt& s, llvm::Value* extent);
   llvm::Function* EmitParallelBody(const kf::Stmt& s, llvm::StructType* closure_type,
                                    const std::vector<Capture>& captures);
   llvm::Value* EstimateIterations(int32_t stmt, int depth);

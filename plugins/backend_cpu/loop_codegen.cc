@@ -45,8 +45,12 @@ void KernelEmitter::For(int32_t stmt) {
   const kf::Stmt& s = kernel_.stmts[stmt];
   ClearExprCache();
   llvm::Value* extent = Expr(s.extent);
-  // Inside a parallel loop's body (no runtime there), nested parallel loops run serially.
-  if (s.loop_kind == kf::LoopKind::kParallel && fn_.runtime != nullptr) return ParallelFor(s, extent);
+  // Inside a parallel loop's body (no runtime there), nested parallel loops run serially; so
+  // does one whose work is known here to be below the threshold (the check at run time would
+  // always keep it on the caller): a plain loop, with no outlined body and closure to compile.
+  if (s.loop_kind == kf::LoopKind::kParallel && fn_.runtime != nullptr && !TooLittleToShare(s, extent)) {
+    return ParallelFor(s, extent);
+  }
   if (std::optional<ReductionInterchange> plan = PlanReductionInterchange(kernel_, stmt)) {
     return InterchangedFor(s, extent, *plan);
   }
@@ -270,6 +274,17 @@ llvm::Function* KernelEmitter::EmitParallelBody(const kf::Stmt& s, llvm::StructT
 
 // Iterations of the innermost statements under |stmt|, roughly: known extents and variables
 // in scope are used, other extents are guessed.
+bool KernelEmitter::TooLittleToShare(const kf::Stmt& s, llvm::Value* extent) {
+  auto* n = llvm::dyn_cast<llvm::ConstantInt>(extent);
+  if (n == nullptr) return false;
+  // Folded to a constant when every extent inside is static (else it emits a few instructions
+  // nothing uses, which O3 removes).
+  auto* per_iteration = llvm::dyn_cast<llvm::ConstantFP>(EstimateIterations(s.body, 0));
+  if (per_iteration == nullptr) return false;
+  double work = static_cast<double>(n->getSExtValue()) * per_iteration->getValueAPF().convertToDouble();
+  return n->getSExtValue() <= 1 || work < options_.parallel_work_threshold;
+}
+
 llvm::Value* KernelEmitter::EstimateIterations(int32_t stmt, int depth) {
   const kf::Stmt& s = kernel_.stmts[stmt];
   llvm::Type* f64 = b_.getDoubleTy();

@@ -1,9 +1,16 @@
 // Statements in generated code (loop_codegen.cc): every loop kind, parallel loops on 1 and 2
 // threads, blocks and their reduction init, ifs, local allocations on the stack and the heap,
 // strided buffers and symbolic dims, the seed's MyModule kernels against plain C++.
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
 #include <random>
 
 #include "cpu_test_util.h"
+#include "kernel_codegen.h"
+#include "rxt/ir/kernel_encoding.h"
+#include "rxt/ir/parser.h"
+#include "rxt/plugin_support/kernel_codec.h"
 
 namespace rxt::backend_cpu::testing {
 namespace {
@@ -90,6 +97,44 @@ TEST(LoopCodegen, ParallelLoopsGiveTheSameResultsOnOneAndTwoThreads) {
       AgreeOptions o;
       o.threads = threads;
       ExpectAgree(kMatmul, "matmul", args, o);
+    }
+  }
+}
+
+/// How many outlined parallel bodies the code of kernel |name| in |text| has.
+int ParallelBodies(const std::string& text, const std::string& name) {
+  IRModule module = ParseModule(text, name + ".rxt");
+  std::vector<uint8_t> bytes = EncodeKernel(module.GetKernel(name), name);
+  plugin_support::kernel_format::DecodeResult decoded = plugin_support::kernel_format::DecodeKernel(bytes.data(), bytes.size());
+  EXPECT_EQ(decoded.error, "");
+  llvm::LLVMContext context;
+  llvm::Module llvm_module(name, context);
+  EmitKernel(decoded.kernel, "k", llvm_module);
+  int bodies = 0;
+  for (const llvm::Function& f : llvm_module) bodies += f.getName().contains(".parallel") ? 1 : 0;
+  return bodies;
+}
+
+// A parallel loop whose work is static and below the threshold for waking threads would always
+// run on the caller: it is compiled as a plain loop. Above the threshold, or with a symbolic
+// extent, it keeps its outlined body (and the check at run time).
+TEST(LoopCodegen, ParallelLoopsWithTooLittleStaticWorkAreCompiledSerially) {
+  auto kernel = [](const std::string& dims) {
+    return "kernel @scale(X: Buffer((" + dims + "), float32), Out: Buffer((" + dims + "), float32)) {\n"
+           "  for i in range(" + dims.substr(0, dims.find(',')) + ") parallel {\n"
+           "    for j in range(" + dims.substr(dims.find(',') + 2) + ") {\n"
+           "      Out[i, j] = X[i, j] * 2f32\n    }\n  }\n}\n";
+  };
+  EXPECT_EQ(ParallelBodies(kernel("64, 8"), "scale"), 0);      // 512 iterations
+  EXPECT_EQ(ParallelBodies(kernel("512, 512"), "scale"), 1);   // 2^18 iterations
+  EXPECT_EQ(ParallelBodies(kernel("n, 8"), "scale"), 1);       // known at run time only
+  for (const char* dims : {"64, 8", "512, 512"}) {
+    for (int threads : {1, 2}) {
+      AgreeOptions o;
+      o.threads = threads;
+      std::string d = dims;
+      int64_t rows = std::stoll(d.substr(0, d.find(','))), cols = std::stoll(d.substr(d.find(',') + 2));
+      ExpectAgree(kernel(dims), "scale", {ArgSpec::Tensor({rows, cols}, kF32), ArgSpec::Tensor({rows, cols}, kF32)}, o);
     }
   }
 }
