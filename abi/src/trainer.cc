@@ -409,6 +409,28 @@ rxt_status_t rxt_trainer_load_checkpoint(rxt_trainer_t* trainer, const char* pat
   RXT_API_END();
 }
 
+rxt_status_t rxt_trainer_save(const rxt_trainer_t* trainer, const char* path) {
+  RXT_API_BEGIN();
+  RXT_CHECK_ARG(trainer);
+  RXT_CHECK_ARG(path);
+  rxt::Session session(trainer->context->get());
+  session.SaveTrainer(Get(trainer), path);
+  RXT_API_END();
+}
+
+rxt_status_t rxt_trainer_load(const char* path, rxt_context_t* context, rxt_trainer_t** out_trainer) {
+  RXT_API_BEGIN();
+  RXT_CHECK_ARG(path);
+  RXT_CHECK_ARG(out_trainer);
+  auto handle = std::make_unique<rxt_trainer_s>();
+  handle->context = std::make_unique<rxt::abi_impl::ContextReference>(context);
+  rxt::Session session(handle->context->get());
+  rxt::Allocator::Scope allocating(handle->context->get().allocator());
+  handle->trainer = session.LoadTrainer(path);
+  *out_trainer = handle.release();
+  RXT_API_END();
+}
+
 rxt_status_t rxt_trainer_profile_step(rxt_trainer_t* trainer, DLManagedTensor* const* inputs, size_t num_inputs,
                                       DLManagedTensor* const* targets, size_t num_targets, char** out_text) {
   RXT_API_BEGIN();

@@ -1,5 +1,5 @@
 // rxt.hpp's Trainer: built from a backbone through librxt.so only, trained a few steps, with
-// tensors by name, a checkpoint round trip and errors as exceptions.
+// tensors by name, checkpoint and trainer-file round trips and errors as exceptions.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -69,6 +69,14 @@ TEST(RxtHppTrainerTest, TrainsPredictsAndResumes) {
   resumed.LoadCheckpoint(path);
   EXPECT_EQ(resumed.Update({&xv.managed}, {&yv.managed}), next);
   std::remove(path.c_str());
+
+  // The same through a trainer file.
+  std::string file = ::testing::TempDir() + "rxt_hpp_trainer.rxtt";
+  trainer.Save(file);
+  rxt::abi::Trainer reopened = rxt::abi::Trainer::Load(file);
+  EXPECT_EQ(reopened.Step(), trainer.Step());
+  EXPECT_EQ(reopened.Update({&xv.managed}, {&yv.managed}), trainer.Update({&xv.managed}, {&yv.managed}));
+  std::remove(file.c_str());
 
   try {
     trainer.Update({&yv.managed}, {&yv.managed});

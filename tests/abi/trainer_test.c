@@ -318,6 +318,71 @@ static void test_checkpoint_resume_is_bit_identical(void) {
   rxt_trainer_release(sgd);
 }
 
+/* A trainer file (rxt_trainer_save / rxt_trainer_load) goes on bit for bit: on the cpu backend
+ * with its kernels compiled into the file, and on the reference backend without (compiled where it
+ * is loaded). A missing file and one that is not a trainer file are refused, naming them. */
+static void test_trainer_file_goes_on_bit_for_bit(void) {
+  const char* backends[2] = {"cpu", "reference"};
+  const char* path = RXT_TEST_TMP_DIR "/trainer_test.rxtt";
+  const char* corrupt = RXT_TEST_TMP_DIR "/trainer_test_corrupt.rxtt";
+  test_tensor_t x, y;
+  DLManagedTensor* inputs[1];
+  DLManagedTensor* targets[1];
+  rxt_trainer_t* loaded = NULL;
+  FILE* file = NULL;
+  int b, i;
+  tensor_ramp(&x, 2, 4, 3, -0.5f, 0.1f);
+  tensor_ramp(&y, 2, 4, 2, 0.3f, -0.07f);
+  inputs[0] = &x.managed;
+  targets[0] = &y.managed;
+  for (b = 0; b < 2; ++b) {
+    rxt_module_t* module = NULL;
+    rxt_trainer_t* trainer = NULL;
+    rxt_trainer_options_t options;
+    int64_t step = 0;
+    CHECK_OK(rxt_module_parse(kLinearBackbone, sizeof(kLinearBackbone) - 1, "linear.rxt", &module));
+    rxt_trainer_options_init(&options);
+    options.backend = backends[b];
+    options.loss = "mse";
+    options.optimizer = "adam";
+    options.optimizer_options = "lr=0.05";
+    CHECK_OK(rxt_trainer_create(module, &options, &trainer));
+    rxt_module_release(module);
+    if (trainer == NULL) continue;
+    CHECK_OK(rxt_trainer_init_xavier_uniform(trainer, 3));
+    CHECK_OK(rxt_trainer_update(trainer, inputs, 1, targets, 1, NULL));
+    CHECK_OK(rxt_trainer_save(trainer, path));
+    CHECK_OK(rxt_trainer_load(path, NULL, &loaded));
+    if (loaded != NULL) {
+      CHECK_OK(rxt_trainer_step(loaded, &step));
+      CHECK(step == 1);
+      for (i = 0; i < 3; ++i) {
+        double a = 0, c = 0;
+        CHECK_OK(rxt_trainer_update(trainer, inputs, 1, targets, 1, &a));
+        CHECK_OK(rxt_trainer_update(loaded, inputs, 1, targets, 1, &c));
+        CHECK(memcmp(&a, &c, sizeof a) == 0);
+      }
+      rxt_trainer_release(loaded);
+      loaded = NULL;
+    }
+    rxt_trainer_release(trainer);
+  }
+  CHECK_ERROR(rxt_trainer_load(RXT_TEST_TMP_DIR "/no_such_trainer.rxtt", NULL, &loaded), RXT_NOT_FOUND,
+              "no_such_trainer.rxtt");
+  file = fopen(corrupt, "wb");
+  if (file != NULL) {
+    fputs("not a trainer file", file);
+    fclose(file);
+  }
+  CHECK_ERROR(rxt_trainer_load(corrupt, NULL, &loaded), RXT_DATA_LOSS, "not an rxt trainer file");
+  CHECK(loaded == NULL);
+  CHECK_ERROR(rxt_trainer_load(NULL, NULL, &loaded), RXT_INVALID_ARGUMENT, "path");
+  remove(path);
+  remove(corrupt);
+  tensor_free(&x);
+  tensor_free(&y);
+}
+
 static void test_profile(void) {
   rxt_trainer_t* trainer = make_trainer("sgd", "lr=0.05");
   test_tensor_t x, y;
@@ -480,6 +545,7 @@ int main(void) {
   RUN(test_predict_update_evaluate);
   RUN(test_learning_rate_and_schedule);
   RUN(test_checkpoint_resume_is_bit_identical);
+  RUN(test_trainer_file_goes_on_bit_for_bit);
   RUN(test_profile);
   RUN(test_errors);
   RUN(test_options_struct_size);

@@ -522,6 +522,19 @@ RXT_API rxt_status_t rxt_trainer_set_schedule(rxt_trainer_t* trainer, const char
 RXT_API rxt_status_t rxt_trainer_save_checkpoint(const rxt_trainer_t* trainer, const char* path);
 RXT_API rxt_status_t rxt_trainer_load_checkpoint(rxt_trainer_t* trainer, const char* path);
 
+/* Saves |trainer| as a trainer file (docs/training.md, "Trainer files"): its program, its kernels
+ * compiled ahead of time by its backend (with its context's plugins), its values, step count and
+ * schedule, in one file written atomically. A backend that cannot compile ahead of time (reference)
+ * saves no kernels: they compile where the file is loaded. */
+RXT_API rxt_status_t rxt_trainer_save(const rxt_trainer_t* trainer, const char* path);
+/* A trainer that goes on from the trainer file at |path|, bit for bit: its kernels run from the
+ * file (no backend plugin, no compiler), the extern functions they call come from the plugins of
+ * |context| (NULL: the default context; the plugin of a missing library is looked for by name on
+ * the search path). RXT_NOT_FOUND for a missing file, RXT_DATA_LOSS for a malformed one (the
+ * message names it and the byte), RXT_FAILED_PRECONDITION for kernels this machine cannot run.
+ * |*out_trainer| must be released. */
+RXT_API rxt_status_t rxt_trainer_load(const char* path, rxt_context_t* context, rxt_trainer_t** out_trainer);
+
 /* Runs one training step with profiling and returns the time per kernel as a text table (free
  * with rxt_string_free); the step's results are dropped, nothing changes. */
 RXT_API rxt_status_t rxt_trainer_profile_step(rxt_trainer_t* trainer, DLManagedTensor* const* inputs,

@@ -514,6 +514,13 @@ class Trainer : public detail::Handle<rxt_trainer_t, rxt_trainer_retain, rxt_tra
 
   void SaveCheckpoint(const std::string& path) const { Check(rxt_trainer_save_checkpoint(get(), path.c_str())); }
   void LoadCheckpoint(const std::string& path) { Check(rxt_trainer_load_checkpoint(get(), path.c_str())); }
+  /// A trainer file (rxt_trainer_save / rxt_trainer_load).
+  void Save(const std::string& path) const { Check(rxt_trainer_save(get(), path.c_str())); }
+  static Trainer Load(const std::string& path, const Context* context = nullptr) {
+    rxt_trainer_t* handle = nullptr;
+    Check(rxt_trainer_load(path.c_str(), context != nullptr ? context->get() : nullptr, &handle));
+    return Trainer(handle);
+  }
 
   std::string ProfileStep(const std::vector<DLManagedTensor*>& inputs, const std::vector<DLManagedTensor*>& targets) {
     char* text = nullptr;
