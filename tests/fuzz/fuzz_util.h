@@ -20,19 +20,6 @@ namespace rxt::fuzz {
   std::abort();
 }
 
-/// Writes the FNV-1a hash of everything before the last 8 bytes into them: the checksum rxt's
-/// binary files (executables, trainer files) end with. Mutated bytes would almost never match it,
-/// so targets fix it first and the fuzzer explores what the hash guards.
-inline void FixChecksum(std::vector<uint8_t>& bytes) {
-  if (bytes.size() < 8) return;
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < bytes.size() - 8; ++i) {
-    h ^= bytes[i];
-    h *= 0x100000001b3ull;
-  }
-  for (int i = 0; i < 8; ++i) bytes[bytes.size() - 8 + i] = static_cast<uint8_t>(h >> (8 * i));
-}
-
 /// Choices drawn from the fuzz bytes, front to back. When the bytes run out every draw gives
 /// its smallest value, so any input is a complete (if small) description.
 class FuzzInput {

@@ -11,6 +11,7 @@
 
 #include "rxt/exec/vm_compiler.h"
 #include "rxt/ir/parser.h"
+#include "test_util/fnv_checksum.h"
 
 namespace rxt {
 namespace {
@@ -25,16 +26,6 @@ Executable SmallExecutable() {
                                          Value::String("hi"), Value()}));
   exec.externs.push_back("env.relu");
   return exec;
-}
-
-// The format's checksum, recomputed so that a test can damage the body and still get past it.
-void Resign(std::vector<uint8_t>& bytes) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i + 8 < bytes.size(); ++i) {
-    h ^= bytes[i];
-    h *= 0x100000001b3ull;
-  }
-  std::memcpy(bytes.data() + bytes.size() - 8, &h, 8);
 }
 
 std::string LoadError(const std::vector<uint8_t>& bytes) {
@@ -81,7 +72,7 @@ TEST(Executable, RejectsBadMagicAndWrongVersion) {
   EXPECT_EQ(LoadError(bad_magic), "executable 'small.rxtx': not an rxt executable (bad magic number)");
   std::vector<uint8_t> future = bytes;
   future[8] = 9;
-  Resign(future);
+  test::ResealFnvChecksum(future);
   EXPECT_EQ(LoadError(future),
             "executable 'small.rxtx': format version 9 is not supported (this build reads versions 1 to 3)");
 }
@@ -166,8 +157,8 @@ std::vector<uint8_t> VersionOneFile() {
   section(3, [&] { u32(0); });
   section(4, [&] { u32(0); });
   section(5, [&] { u32(0); });
-  i64(0);  // checksum, set by Resign
-  Resign(out);
+  i64(0);  // checksum, set by ResealFnvChecksum
+  test::ResealFnvChecksum(out);
   return out;
 }
 
@@ -187,7 +178,7 @@ TEST(Executable, ReadsVersionOneFiles) {
   // A version-1 file with version-2 fields has bytes left over: rejected.
   std::vector<uint8_t> mixed = upgraded;
   mixed[8] = 1;
-  Resign(mixed);
+  test::ResealFnvChecksum(mixed);
   EXPECT_NE(LoadError(mixed).find("trailing bytes"), std::string::npos) << LoadError(mixed);
 }
 
@@ -219,7 +210,7 @@ TEST(Executable, SurvivesResignedDamage) {
     for (uint8_t x : {uint8_t{0x01}, uint8_t{0x80}, uint8_t{0xff}}) {
       std::vector<uint8_t> bad = bytes;
       bad[i] ^= x;
-      Resign(bad);
+      test::ResealFnvChecksum(bad);
       try {
         Executable::Deserialize(bad.data(), bad.size(), "small.rxtx").Validate();
       } catch (const Error& e) {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/train/trainer_fixture.h"
+#include "test_util/fnv_checksum.h"
 #include "rxt/train/lr_schedule.h"
 
 namespace rxt {
@@ -40,16 +41,6 @@ void ExpectSameValues(const Trainer& a, const Trainer& b) {
     EXPECT_TRUE(a.optimizer_state()[i].BitwiseEqual(b.optimizer_state()[i])) << a.program().optim_state_names[i];
   }
   EXPECT_EQ(a.step(), b.step());
-}
-
-/// The file's bytes with the checksum recomputed, so that a change reaches the parser.
-void Reseal(std::vector<uint8_t>& bytes) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i + 8 < bytes.size(); ++i) {
-    h ^= bytes[i];
-    h *= 0x100000001b3ull;
-  }
-  std::memcpy(bytes.data() + bytes.size() - 8, &h, 8);
 }
 
 std::string DeserializeError(const std::vector<uint8_t>& bytes) {
@@ -155,14 +146,14 @@ TEST(TrainerFile, MalformedFilesAreDataLossNamingTheFile) {
 
   std::vector<uint8_t> version = good;
   version[8] = 9;
-  Reseal(version);
+  test::ResealFnvChecksum(version);
   EXPECT_EQ(DeserializeError(version),
             "trainer file 't.rxtt': format version 9 is not supported (this build reads version 1)");
 
   // The first section (the program) given an unknown tag, then the executable's tag.
   std::vector<uint8_t> unknown = good;
   unknown[16] = 7;
-  Reseal(unknown);
+  test::ResealFnvChecksum(unknown);
   EXPECT_EQ(DeserializeError(unknown), "trainer file 't.rxtt': unknown section 7 (at byte 16)");
   // The second section (the executable) given the program's tag.
   uint64_t program_length;
@@ -170,16 +161,16 @@ TEST(TrainerFile, MalformedFilesAreDataLossNamingTheFile) {
   const size_t second = 28 + static_cast<size_t>(program_length);
   std::vector<uint8_t> twice = good;
   twice[second] = 1;
-  Reseal(twice);
+  test::ResealFnvChecksum(twice);
   EXPECT_EQ(DeserializeError(twice), StrCat("trainer file 't.rxtt': section 1 appears twice (at byte ", second, ")"));
 
   // One section fewer than the count says.
   std::vector<uint8_t> count = good;
   count[12] += 1;
-  Reseal(count);
+  test::ResealFnvChecksum(count);
   EXPECT_EQ(DeserializeError(count).rfind("trainer file 't.rxtt': truncated while reading section tag", 0), 0u);
   count[12] -= 2;
-  Reseal(count);
+  test::ResealFnvChecksum(count);
   EXPECT_EQ(DeserializeError(count).rfind("trainer file 't.rxtt': trailing bytes after the sections", 0), 0u);
 }
 
