@@ -2,6 +2,9 @@
 // to VM bytecode with portable kernels, save the executable. Plugins, backend and libraries are
 // resolved by the build session (exec/session.h), as the C ABI does. When the backend can, the
 // kernels are also compiled ahead of time into OUT.so, so that `rxt run` starts at once.
+// --bind-params makes the parameters with values in the params file constants: an inference
+// build, where the build folds what depends on the weights alone (docs/passes.md).
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -9,6 +12,8 @@
 #include "plugin_options.h"
 #include "rxt/exec/session.h"
 #include "rxt/plugin/kernel_library_emitter.h"
+#include "rxt/runtime/safetensors.h"
+#include "rxt/transform/passes.h"
 #include "session_notes.h"
 
 namespace rxt::cli {
@@ -21,6 +26,52 @@ std::string DefaultKernelLibraryPath(const std::string& output) {
   return (has_suffix ? output.substr(0, output.size() - suffix.size()) : output) + ".so";
 }
 
+/// What --bind-params builds: the module with the parameters that have values made constants.
+/// The values come from --params, else the file beside an .rxt model; a model of another format
+/// is imported for inference (training=false) with its own values.
+IRModule LoadBound(const std::string& model, const std::string& params, Session& session);
+
+/// Binds every parameter of every function that |values| names; kNotFound if none is named.
+IRModule BindNamedParams(IRModule module, const std::map<std::string, Tensor>& values, const std::string& source) {
+  size_t bound = 0;
+  for (const IRModule::Entry& entry : std::vector<IRModule::Entry>(module.entries())) {
+    if (!entry.function) continue;
+    std::map<std::string, Tensor> named;
+    for (const Var& param : entry.function->params) {
+      if (auto it = values.find(param->name); it != values.end()) named.emplace(it->first, it->second);
+    }
+    if (named.empty()) continue;
+    bound += named.size();
+    module = BindParams(entry.name, std::move(named))(std::move(module));
+  }
+  if (bound == 0) Throw(ErrorCode::kNotFound, "--bind-params: no parameter of ", source, " has a value in the params");
+  return module;
+}
+
+IRModule LoadBound(const std::string& model, const std::string& params, Session& session) {
+  std::map<std::string, Tensor> values;
+  IRModule module;
+  if (!model.ends_with(".rxt") && session.CanImport(model)) {
+    ImportedModel imported = NamingFileInErrors(model, [&] { return session.Import(model, "training=false"); });
+    module = std::move(imported.module);
+    values = std::move(imported.values);
+  } else {
+    module = ParseFile(model, &session);
+  }
+  std::string path = params;
+  if (path.empty() && values.empty()) {
+    path = std::filesystem::path(model).replace_extension(".safetensors").string();
+    if (!std::filesystem::exists(path)) {
+      Throw(ErrorCode::kNotFound, "--bind-params: no values to bind: ", path, " does not exist (give --params FILE)");
+    }
+  }
+  if (!path.empty()) {
+    values.clear();
+    for (auto& [name, tensor] : LoadSafetensors(path).tensors) values.emplace(name, tensor);
+  }
+  return BindNamedParams(std::move(module), values, model);
+}
+
 }  // namespace
 
 void AddBuildCommand(CLI::App& app, CommandResult& result) {
@@ -31,6 +82,8 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
     std::vector<std::string> libraries;
     std::string emit_library;
     bool no_emit_library = false;
+    bool bind_params = false;
+    std::string params;
     PluginOptions plugins;
   };
   auto options = std::make_shared<Options>();
@@ -49,6 +102,13 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
   build->add_flag("--no-emit-library", options->no_emit_library,
                   "Do not compile the kernels ahead of time (by default they go to OUT.so when the backend can; "
                   "'rxt run' then compiles them at each run)");
+  build->add_flag("--bind-params", options->bind_params,
+                  "Make the parameters that have values in the params file constants (an inference build: batch "
+                  "normalizations fold into the convolutions before them, and 'rxt run' needs only the inputs)");
+  build->add_option("--params", options->params,
+                    "With --bind-params: the values by name (default: FILE's name with .safetensors, what 'rxt "
+                    "import' writes beside the module; an .onnx model's own initializers)")
+      ->type_name("FILE.safetensors");
   AddPluginOptions(build, &options->plugins);
   build->footer("Runs the build pipeline first (LegalizeOps, then fusion), so op calls become kernels. Example:\n"
                 "  rxt build examples/my_module.rxt -o my_module.rxtx");
@@ -56,7 +116,11 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
     Session session({.plugins = options->plugins.paths, .search_path = !options->plugins.no_search});
     BuildRequest request{.backend = options->backend, .emit_library = options->emit_library};
     if (!options->libraries.empty()) request.libraries = ParseLibraryList(JoinLibraries(options->libraries), "--library");
-    IRModule module = ParseFile(options->file, &session);
+    if (!options->params.empty() && !options->bind_params) {
+      Throw(ErrorCode::kInvalidArgument, "--params is for --bind-params ('rxt run' takes the values otherwise)");
+    }
+    IRModule module = options->bind_params ? LoadBound(options->file, options->params, session)
+                                           : ParseFile(options->file, &session);
     Executable exec =
         NamingFileInErrors(options->file, [&] { return session.Build(std::move(module), request); });
     PrintNotes(session);

@@ -1,6 +1,7 @@
 // Test helper of the `rxt build` / `rxt run` tests (no Python needed):
-//   rxt_npy_fixture write DIR         my_module's inputs (seeded), the plain C++ result
-//                                     (expected.npy) and malformed .npy files
+//   rxt_npy_fixture write DIR         my_module's inputs (seeded), its weights as one
+//                                     params.safetensors (and unrelated.safetensors), the plain C++ result (expected.npy)
+//                                     and malformed .npy files
 //   rxt_npy_fixture compare A B       exit 0 if A and B have the same dtype and shape and
 //                                     float32 values within 1e-5
 //   rxt_npy_fixture classes DIR       data for rxt train --train-data: {train,test}_{x,y}.npy,
@@ -16,6 +17,7 @@
 #include <string>
 
 #include "npy.h"
+#include "rxt/runtime/safetensors.h"
 #include "rxt/support/error.h"
 
 namespace {
@@ -64,6 +66,8 @@ void Write(const std::filesystem::path& dir) {
   for (auto [name, t] : {std::pair{"x", &x}, {"w0", &w0}, {"b0", &b0}, {"w1", &w1}, {"b1", &b1}}) {
     rxt::cli::WriteNpy((dir / (std::string(name) + ".npy")).string(), *t);
   }
+  rxt::SaveSafetensors((dir / "params.safetensors").string(), {{{"w0", w0}, {"b0", b0}, {"w1", w1}, {"b1", b1}}, {}});
+  rxt::SaveSafetensors((dir / "unrelated.safetensors").string(), {{{"z", x}}, {}});  // names no parameter
   rxt::cli::WriteNpy((dir / "expected.npy").string(), Linear(Linear(x, w0, b0, true), w1, b1, false));
 
   std::string good = rxt::cli::SerializeNpy(x);

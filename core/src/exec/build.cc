@@ -19,6 +19,13 @@ std::vector<std::string> BuildPipeline(const BuildOptions& options) {
   // gradient_of (ONNX's Gradient op) becomes ordinary op calls first, so that library calls
   // and legalization see them; a module without it is left as it is.
   passes.push_back("LowerGradientOf");
+  if (options.opt_level >= 1) {
+    // Convolutions with constant weights (a model bound for inference): batch normalizations
+    // go into their weights, taps that read only padding off them. A module whose weights
+    // are parameters (a training step) is left as it is.
+    passes.push_back("FoldBatchNorm");
+    passes.push_back("TrimConvTaps");
+  }
   // Library calls are matched on op calls, so before LegalizeOps turns the rest into kernels.
   if (!options.libraries.empty()) passes.push_back("LegalizeLibraryCalls");
   // Legalizing a module without op calls changes nothing, so it always runs.

@@ -64,6 +64,14 @@ std::vector<PassEntry> PassTable() {
         {"require_grads", "list of parameter names or indices: the parameters to differentiate, in order "
                           "(default: every float tensor parameter)"},
         {"target_index", "int, 0: the field of a tuple result that is the loss"}}},
+      {"FoldBatchNorm",
+       "Folds inference batch normalizations of convolutions with constant weights (BindParams) into the "
+       "convolution's weights and a bias add.",
+       FoldBatchNorm},
+      {"TrimConvTaps",
+       "Cuts the kernel taps of convolutions with constant weights that read only padding, shrinking the padding "
+       "to match.",
+       TrimConvTaps},
       {"SimplifyTransposes", "Removes transposes differentiation leaves behind (permute_dims pairs, matmul operands).",
        SimplifyTransposes},
       {"AppendLoss", "Adds <func>_loss: the backbone function followed by a loss of a loaded plugin.",

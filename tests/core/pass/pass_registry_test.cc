@@ -26,7 +26,8 @@ TEST(PassRegistry, ListsEveryPassWithAOneLineSummary) {
                                                   "LegalizeOps", "FuseOps", "FuseKernels", "ParallelizeLoops",
                                                   "ReorderForMemory",
                                                   "LegalizeLibraryCalls", "BindSymbolicVars",
-                                                  "Gradient", "SimplifyTransposes", "AppendLoss", "SetupTrainer"}));
+                                                  "Gradient", "SimplifyTransposes", "AppendLoss", "SetupTrainer",
+                                                  "FoldBatchNorm", "TrimConvTaps"}));
   for (const PassInfo& info : passes) {
     EXPECT_FALSE(info.summary.empty()) << info.name;
     EXPECT_EQ(info.summary.find('\n'), std::string::npos) << info.name;

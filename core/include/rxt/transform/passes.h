@@ -105,6 +105,13 @@ Pass LegalizeLibraryCalls(const LibraryProvider* libraries = nullptr);
 Pass Gradient(std::string func_name, std::optional<std::vector<int>> require_grads = std::nullopt,
               int target_index = 0);
 
+/// Folds each inference batch normalization (nn.batch_norm, training=false) of a convolution
+/// whose weights and normalization parameters are constants into the convolution's weights and
+/// a bias add; leaves everything else as it is.
+Pass FoldBatchNorm();
+/// Cuts the kernel taps of convolutions with constant weights that read only padding (a 3x3
+/// kernel on a 1x1 map keeps its centre) and shrinks the padding to match; same result.
+Pass TrimConvTaps();
 /// Removes the transposes differentiation leaves behind: permute_dims of permute_dims becomes
 /// one permute_dims (or nothing), and matmul with transposed operands is rewritten to need
 /// fewer transposes (matmul(aT, bT) = (b a)T; (a bT)T = b aT). Run it after Gradient.
