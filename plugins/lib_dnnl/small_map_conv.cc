@@ -89,16 +89,22 @@ void SmallMapConv::ForFilters(const std::function<void(int64_t, int64_t)>& body)
 }
 
 void SmallMapConv::Unfold(const float* data, float* cols) const {
-  int64_t t_count = live(), plane = height * width;
+  int64_t t_count = live(), plane = height * width, row = channels * t_count;
   ForImages([&](int64_t first, int64_t end) {
     for (int64_t n = first; n < end; ++n) {
+      const float* image = data + n * channels * plane;
       for (int64_t p = 0; p < pixels(); ++p) {
-        float* dst = cols + (n * pixels() + p) * channels * t_count;
+        float* dst = cols + (n * pixels() + p) * row;
         const int64_t* offsets = reads.data() + p * t_count;
-        const float* image = data + n * channels * plane;
-        for (int64_t c = 0; c < channels; ++c, dst += t_count) {
-          const float* in = image + c * plane;
-          for (int64_t t = 0; t < t_count; ++t) dst[t] = offsets[t] >= 0 ? in[offsets[t]] : 0.0f;
+        // A tap in padding reads zeros: the row is cleared first if it has one; then each tap
+        // that reads data is copied for every channel (no test per value).
+        if (std::any_of(offsets, offsets + t_count, [](int64_t offset) { return offset < 0; })) {
+          std::fill(dst, dst + row, 0.0f);
+        }
+        for (int64_t t = 0; t < t_count; ++t) {
+          if (offsets[t] < 0) continue;
+          const float* in = image + offsets[t];
+          for (int64_t c = 0; c < channels; ++c) dst[c * t_count + t] = in[c * plane];
         }
       }
     }
@@ -115,11 +121,11 @@ void SmallMapConv::Fold(const float* dcols, float* ddata) const {
         const float* src = dcols + (n * pixels() + p) * channels * t_count;
         const int64_t* offsets = reads.data() + p * t_count;
         float* out = ddata + n * channels * plane;
-        for (int64_t c = 0; c < channels; ++c, src += t_count) {
-          float* in = out + c * plane;
-          for (int64_t t = 0; t < t_count; ++t) {
-            if (offsets[t] >= 0) in[offsets[t]] += src[t];
-          }
+        // Tap by tap, every channel (the sums into each value keep their order: pixel, then tap).
+        for (int64_t t = 0; t < t_count; ++t) {
+          if (offsets[t] < 0) continue;
+          float* in = out + offsets[t];
+          for (int64_t c = 0; c < channels; ++c) in[c * plane] += src[c * t_count + t];
         }
       }
     }
