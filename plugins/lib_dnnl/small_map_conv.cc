@@ -121,11 +121,11 @@ void SmallMapConv::Fold(const float* dcols, float* ddata) const {
         const float* src = dcols + (n * pixels() + p) * channels * t_count;
         const int64_t* offsets = reads.data() + p * t_count;
         float* out = ddata + n * channels * plane;
-        // Tap by tap, every channel (the sums into each value keep their order: pixel, then tap).
-        for (int64_t t = 0; t < t_count; ++t) {
-          if (offsets[t] < 0) continue;
-          float* in = out + offsets[t];
-          for (int64_t c = 0; c < channels; ++c) in[c * plane] += src[c * t_count + t];
+        for (int64_t c = 0; c < channels; ++c, src += t_count) {
+          float* in = out + c * plane;
+          for (int64_t t = 0; t < t_count; ++t) {
+            if (offsets[t] >= 0) in[offsets[t]] += src[t];
+          }
         }
       }
     }
