@@ -15,7 +15,8 @@
 // kernels compiled ahead of time) and stops; --trainer times one instead of compiling: the
 // deployed process, which loads no compiler and no LLVM (load_s, llvm_mapped). infer-bound
 // times the backbone imported for inference with its weights bound as constants, the way an
-// inference-only deployment (and ONNX Runtime) runs it; RXT_BENCH_PROFILE=1 adds its profile.
+// inference-only deployment (and ONNX Runtime) runs it. RXT_BENCH_PROFILE=1 adds the profile of one
+// more call (infer-bound) or training step (train) on stderr.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -156,6 +157,9 @@ void TimeSteps(const Options& o, Trainer& trainer, const std::string& fields) {
       trainer.Predict({x});
     }
     if (i >= o.warmup) step_ms.push_back(Since(ts) * 1e3);
+  }
+  if (o.mode == "train" && getenv("RXT_BENCH_PROFILE") != nullptr) {  // the time per kernel of one more step, on stderr
+    std::fprintf(stderr, "%s", trainer.ProfileStep({x}, {y}).Format().c_str());
   }
   std::ostringstream times;
   for (size_t i = 0; i < step_ms.size(); ++i) times << (i ? ", " : "") << step_ms[i];

@@ -4,12 +4,14 @@
 // plain-layout convolution falls back to a GEMM several times slower), and the plugin reorders
 // into and out of them per call. The data keeps its NCHW layout when it has few channels per
 // group (oneDNN's direct kernels read it as is; left free, it picks NHWC and a slower kernel). The weights are reordered on every call (they are small and change during
-// training); with a pooling the blocked convolution output goes straight into the pooling
+// training), unless the call carries their content id (constant weights: reordered once,
+// constant_weights.h); with a pooling the blocked convolution output goes straight into the pooling
 // primitive and only the pooled result is reordered back. ReLU is a post-op, the bias the
 // primitive's bias argument. Without pooling, one-channel data goes to single_channel_conv.h and
 // output maps of a few pixels to small_map_conv.h.
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "constant_weights.h"
 #include "conv_params.h"
 #include "dnnl_context.h"
 #include "externs.h"
@@ -114,11 +116,18 @@ PrimitiveCache<ForwardKey, ForwardPrimitive>& ForwardCache() {
   return cache;
 }
 
-// Scratch slots: 0 src, 1 weights, 2 conv dst, 3 pooled dst.
-void RunForward(const ForwardPrimitive& f, float* data, float* weight, float* bias, float* out) {
+// Scratch slots: 0 src, 1 weights, 2 conv dst, 3 pooled dst. |weights_id|: 0, or the content id
+// of weights that never change (constant_weights.h).
+void RunForward(const ForwardPrimitive& f, float* data, float* weight, float* bias, float* out, int64_t weights_id) {
   std::unordered_map<int, memory> margs;
   margs.emplace(DNNL_ARG_SRC, StageIn(f.src, data, 0));
-  margs.emplace(DNNL_ARG_WEIGHTS, StageIn(f.weights, weight, 1));
+  PreparedWeights prepared;
+  if (weights_id != 0 && !f.weights.direct()) {
+    prepared = ConstantWeights(f.weights, weight, weights_id);
+    margs.emplace(DNNL_ARG_WEIGHTS, prepared.memory);
+  } else {
+    margs.emplace(DNNL_ARG_WEIGHTS, StageIn(f.weights, weight, 1));
+  }
   if (bias != nullptr) margs.emplace(DNNL_ARG_BIAS, memory(f.bias, Engine(), bias));
   if (!f.pooled) {
     memory dst = StageOutTarget(f.dst, out, 2);
@@ -140,7 +149,15 @@ void Conv2dImpl(void* const* args, int num_args, bool has_bias, bool has_pool) {
   const char* name = has_pool ? (has_bias ? "dnnl.conv2d_bias_pool" : "dnnl.conv2d_pool")
                               : (has_bias ? "dnnl.conv2d_bias" : "dnnl.conv2d");
   int first = has_bias ? 3 : 2;
-  CheckArity(num_args, first + 10 + (has_pool ? 8 : 0) + 1, name);
+  // An optional last int before the output: the weights' content id when they never change.
+  int arity = first + 10 + (has_pool ? 8 : 0) + 1;
+  int64_t weights_id = 0;
+  if (num_args == arity + 1) {
+    weights_id = IntArg(args, num_args - 2, "weights_id");
+    if (weights_id < 0) throw ArgumentError("weights_id is " + std::to_string(weights_id) + ", expected >= 0");
+  } else {
+    CheckArity(num_args, arity, name);
+  }
   FloatTensor data = FloatArg(args, 0, "argument 0 (data)", 4);
   FloatTensor weight = FloatArg(args, 1, "argument 1 (weight)", 4);
   ConvWindow w = ConvWindow::Read(args, first);
@@ -193,7 +210,7 @@ void Conv2dImpl(void* const* args, int num_args, bool has_bias, bool has_pool) {
     if (!part_key.pooled.empty()) part_key.pooled[0] = count;
     std::shared_ptr<const ForwardPrimitive> f =
         ForwardCache().Get(part_key, [&] { return CreateForward(part_key, w, pw); });
-    RunForward(*f, data.data + first * in_image, weight.data, bias, out.data + first * out_image);
+    RunForward(*f, data.data + first * in_image, weight.data, bias, out.data + first * out_image, weights_id);
   });
 }
 

@@ -5,6 +5,10 @@
 // the same call). docs/libraries.md has the functions.
 #include "patterns.h"
 
+#include <dlpack/dlpack.h>
+
+#include "constant_weights.h"
+
 namespace rxt::lib_dnnl {
 namespace {
 
@@ -54,6 +58,19 @@ std::optional<std::vector<int64_t>> MaxPoolWindow(Pattern& p, Expr pool) {
     return std::nullopt;
   }
   return std::vector<int64_t>{size[0], size[1], strides[0], strides[1], padding[0], padding[1], padding[2], padding[3]};
+}
+
+/// The content id (constant_weights.h) of |e| if it is a float32 constant.
+std::optional<int64_t> ConstantId(Pattern& p, Expr e) {
+  if (p.ir()->expr_kind(p.builder(), e) != RXT_IR_CONSTANT) return std::nullopt;
+  DLTensor tensor{};
+  if (p.ir()->constant_tensor(p.builder(), e, &tensor) != RXT_OK || tensor.dtype.code != kDLFloat ||
+      tensor.dtype.bits != 32) {
+    return std::nullopt;
+  }
+  size_t count = 1;
+  for (int i = 0; i < tensor.ndim; ++i) count *= static_cast<size_t>(tensor.shape[i]);
+  return ContentId(tensor.data, count * sizeof(float));
 }
 
 /// dnnl.conv2d_backward_data(dz, w, window...) for the data gradient of conv2d(x, w), given as
@@ -112,6 +129,8 @@ void Conv2dPattern(Pattern& p) {
       name += "_pool";
     }
   }
+  // Weights that are a constant (bound for inference) are reordered once at run time, by id.
+  if (std::optional<int64_t> id = ConstantId(p, weight)) args.push_back(p.PrimInt(*id));
   p.Replace(num_calls, p.CallExtern(name, args, {p.result(num_calls - 1)}));
 }
 

@@ -224,6 +224,37 @@ INSTANTIATE_TEST_SUITE_P(
                       ConvCase{{8, 128, 2, 2}, {128, 128, 3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1, false, true},
                       ConvCase{{2, 5, 4, 4}, {3, 5, 2, 2}, {2, 2}, {0, 0, 0, 0}, {3, 3}, 1, false, false}));
 
+// A last int before the output is the weights' content id (plugins/lib_dnnl/constant_weights.h):
+// the weights reordered into oneDNN's layout are kept by it, so a second call with the same id
+// computes with the first call's weights (the id promises the content), another id with its
+// own. LeNet-5's second convolution, on oneDNN's path with blocked weights.
+TEST(DnnlConv2dWeightsId, ReordersOncePerId) {
+  std::mt19937 rng(3);
+  Tensor x = RandomTensor({2, 6, 14, 14}, rng), w1 = RandomTensor({16, 6, 5, 5}, rng), w2 = RandomTensor({16, 6, 5, 5}, rng);
+  const int64_t stride[2] = {1, 1}, pad[4] = {0, 0, 0, 0}, dilation[2] = {1, 1};
+  std::vector<int64_t> out_shape = {2, 16, 10, 10};
+  auto run = [&](const Tensor& w, int64_t id) {
+    Tensor out = Tensor::Empty(out_shape, DType::kFloat32);
+    std::vector<Tensor> args = {x, w};
+    for (int64_t v : {1, 1, 0, 0, 0, 0, 1, 1, 1, 0}) args.push_back(Int(v));
+    args.push_back(Int(id));
+    args.push_back(out);
+    Call("dnnl.conv2d", args);
+    return out;
+  };
+  std::vector<float> with_w1 = ReferenceConv(x, w1, nullptr, stride, pad, dilation, 1, false, out_shape);
+  std::vector<float> with_w2 = ReferenceConv(x, w2, nullptr, stride, pad, dilation, 1, false, out_shape);
+  int64_t id = 4242424242;
+  ExpectClose(run(w1, id), with_w1);
+  ExpectClose(run(w2, id), with_w1);
+  ExpectClose(run(w2, id + 1), with_w2);
+  ExpectClose(run(w2, 0), with_w2);  // 0: no id, reordered per call
+  std::vector<Tensor> args = {x, w1};
+  for (int64_t v : {1, 1, 0, 0, 0, 0, 1, 1, 1, 0, -1}) args.push_back(Int(v));
+  args.push_back(Tensor::Empty(out_shape, DType::kFloat32));
+  EXPECT_NE(CallError("dnnl.conv2d", args).find("weights_id is -1, expected >= 0"), std::string::npos);
+}
+
 // softmax along |axis| in double: exp(x - max) / sum.
 std::vector<float> ReferenceSoftmax(const Tensor& x, int axis) {
   int64_t outer = 1, n = x.shape()[axis], inner = 1;

@@ -11,6 +11,7 @@
 #include "rxt/ir/parser.h"
 #include "rxt/plugin/plugin_host.h"
 #include "rxt/runtime/vm.h"
+#include "rxt/transform/passes.h"
 #include "test_util/seed_mlp_reference.h"
 
 namespace rxt {
@@ -60,6 +61,32 @@ void ExpectSameResults(const std::string& example, int expected_externs) {
 
 TEST(LibraryBuild, SeedMlpSameWithDnnl) { ExpectSameResults("mlp.rxt", 1); }  // dnnl.matmul_bias (three calls)
 TEST(LibraryBuild, LeNetSameWithDnnl) { ExpectSameResults("lenet.rxt", 2); }  // dnnl.conv2d_bias, dnnl.matmul_bias
+
+// LeNet-5 with its weights bound as constants: the convolution on oneDNN's path carries the
+// weights' content id and reorders them once (plugins/lib_dnnl/constant_weights.h); every call
+// of two executables whose weights differ gives what the same weights as arguments give.
+TEST(LibraryBuild, BoundWeightsReorderedOnceStayApartByContent) {
+  PluginHost::Global().Load(RXT_LIB_DNNL_PLUGIN);
+  IRModule module = ReadExample("lenet.rxt");
+  const std::vector<Var>& params = module.GetFunction("backbone")->params;
+  testing::ReferenceKernelProvider provider;
+  for (unsigned seed : {5u, 6u}) {
+    std::vector<Value> args = RandomArgs(module, seed);
+    VirtualMachine unbound(Build(module, {.backend = "reference", .opt_level = 0, .libraries = {"dnnl"}}), provider);
+    Tensor expected = unbound.Invoke("backbone", args).tensor();
+    std::map<std::string, Tensor> weights;
+    for (size_t i = 1; i < params.size(); ++i) weights.emplace(params[i]->name, args[i].tensor());
+    IRModule bound = BindParams("backbone", weights)(module);
+    VirtualMachine vm(Build(bound, {.backend = "reference", .opt_level = 0, .libraries = {"dnnl"}}), provider);
+    for (int call = 0; call < 2; ++call) {
+      Tensor got = vm.Invoke("backbone", {args[0]}).tensor();
+      ASSERT_EQ(got.shape(), expected.shape());
+      for (int64_t i = 0; i < got.numel(); ++i) {
+        ASSERT_EQ(got.data_as<float>()[i], expected.data_as<float>()[i]) << "seed " << seed << " call " << call << " at " << i;
+      }
+    }
+  }
+}
 
 // linear in PyTorch's layout makes the calls matmul(x, permute_dims(w)) + b does: one GEMM
 // with the bias and ReLU folded in, the weight read transposed.
