@@ -96,23 +96,15 @@ OpPatternKind AnalyzeOpPattern(const KernelFunctionNode& kernel) {
     if (kind == OpPatternKind::kOpaque) return kind;
     if (!stages[i].is_reduce) continue;
     // One reduction after spatial stages into local buffers (e.g. padding), last — or, for a
-    // sum, followed by spatial stages only (rounding a wide accumulator, dividing by a count),
-    // or by more sums into local buffers first (a sum in two stages: partial sums, then their
-    // sum; legalize_util.h, ReducedWideSum).
+    // sum, followed by spatial stages only (rounding a wide accumulator, dividing by a count).
     for (size_t j = 0; j < i; ++j) {
       if (!locals.count(stages[j].store->buffer.get())) return OpPatternKind::kOpaque;
     }
     if (i + 1 == stages.size()) return kind;
-    if (kind != OpPatternKind::kCommReduce) return OpPatternKind::kOpaque;
-    size_t last_sum = i;
-    while (last_sum + 1 < stages.size() && stages[last_sum + 1].is_reduce) {
-      if (StageKind(stages[last_sum + 1]) != OpPatternKind::kCommReduce) return OpPatternKind::kOpaque;
-      ++last_sum;
+    if (kind != OpPatternKind::kCommReduce || !locals.count(stages[i].store->buffer.get())) {
+      return OpPatternKind::kOpaque;
     }
-    for (size_t j = i; j <= last_sum && j + 1 < stages.size(); ++j) {
-      if (!locals.count(stages[j].store->buffer.get())) return OpPatternKind::kOpaque;
-    }
-    for (size_t j = last_sum + 1; j < stages.size(); ++j) {
+    for (size_t j = i + 1; j < stages.size(); ++j) {
       if (stages[j].is_reduce || StageKind(stages[j]) == OpPatternKind::kOpaque) return OpPatternKind::kOpaque;
     }
     return kind;

@@ -1,7 +1,5 @@
 #include "legalize_util.h"
 
-#include <algorithm>
-
 namespace rxt::legalize {
 namespace {
 
@@ -132,36 +130,6 @@ TensorRef WideSum(KernelBuilder& kb, const std::string& name, Dims shape, Dims e
                      PrimExpr value = fn(i, r);
                      return te::Cast(AccumulationDType(value->dtype), value);
                    });
-}
-
-TensorRef ReducedWideSum(KernelBuilder& kb, const std::string& name, const Dims& x_shape,
-                         const std::vector<bool>& reduced, bool keepdims, const Dims& out_shape,
-                         const std::function<PrimExpr(const Index&)>& fn) {
-  Dims extents = ReducedDims(x_shape, reduced);
-  size_t suffix = reduced.size();
-  while (suffix > 0 && reduced[suffix - 1]) --suffix;
-  std::vector<bool> leading_reduced(reduced.begin(), reduced.begin() + static_cast<ptrdiff_t>(suffix));
-  bool split = suffix < reduced.size() &&
-               std::find(leading_reduced.begin(), leading_reduced.end(), true) != leading_reduced.end();
-  if (!split) {
-    return WideSum(kb, name, out_shape, extents,
-                   [&](const Index& i, const Index& r) { return fn(ReductionInputIndex(i, r, reduced, keepdims)); });
-  }
-  Dims leading(x_shape.begin(), x_shape.begin() + static_cast<ptrdiff_t>(suffix));
-  Dims trailing(x_shape.begin() + static_cast<ptrdiff_t>(suffix), x_shape.end());
-  TensorRef partial = WideSum(kb, "partial_" + name, leading, trailing, [&](const Index& i, const Index& r) {
-    Index full = i;
-    full.insert(full.end(), r.begin(), r.end());
-    return fn(full);
-  });
-  return WideSum(kb, name, out_shape, ReducedDims(leading, leading_reduced), [&](const Index& i, const Index& r) {
-    // The leading part of the input index: the reduce index of the leading reduced dims, any
-    // value (0) for the trailing ones, which the partial sums have summed.
-    Index all = r;
-    all.resize(static_cast<size_t>(std::count(reduced.begin(), reduced.end(), true)), IntImm(0));
-    Index full = ReductionInputIndex(i, all, reduced, keepdims);
-    return partial(Index(full.begin(), full.begin() + static_cast<ptrdiff_t>(suffix)));
-  });
 }
 
 TensorRef Narrow(KernelBuilder& kb, const std::string& name, const TensorRef& x, DType dtype) {

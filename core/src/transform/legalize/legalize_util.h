@@ -77,16 +77,6 @@ DType AccumulationDType(DType dtype);
 /// Reduce(kSum) of fn's values, widened to AccumulationDType: the result stays wide, for the
 /// stages that use it; Narrow gives the op's dtype back.
 TensorRef WideSum(KernelBuilder& kb, const std::string& name, Dims shape, Dims extents, const ReduceFn& fn);
-/// The wide sum (WideSum) over the |reduced| dims of |x_shape| of fn(index into x), shaped
-/// |out_shape| (the kept dims, reduced ones as 1 with |keepdims|). In two stages when reduced
-/// dims come before a kept one and after the last (NCHW over N, H and W): per element of the
-/// leading dims the sum over the trailing ones (contiguous, innermost; the nest's outer loop runs
-/// in parallel), stage "partial_<name>", then the sum of those over the leading reduced dims
-/// (the kept ones innermost, which the CPU backend vectorizes). In one stage each kept element's
-/// sum is a serial loop over every reduced dim.
-TensorRef ReducedWideSum(KernelBuilder& kb, const std::string& name, const Dims& x_shape,
-                         const std::vector<bool>& reduced, bool keepdims, const Dims& out_shape,
-                         const std::function<PrimExpr(const Index&)>& fn);
 /// |x| cast to |dtype|, as a stage named |name| (|x| itself when it already has |dtype|).
 TensorRef Narrow(KernelBuilder& kb, const std::string& name, const TensorRef& x, DType dtype);
 

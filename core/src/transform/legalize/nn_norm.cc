@@ -7,6 +7,8 @@
 /// unbiased_running_var is false (ONNX's rule: the population variance); in inference it uses and
 /// returns the moving ones.
 #include <algorithm>
+#include <functional>
+#include <optional>
 
 #include "legalize_util.h"
 
@@ -22,6 +24,50 @@ struct Moments {
   TensorRef mean, variance;
 };
 
+/// The sums of ComputeMoments in two stages when reduced dims come before a kept one and after
+/// the last (batch normalization of NCHW: N, then H and W, around C): per element of the leading
+/// dims, the sum over the trailing ones (innermost and contiguous; the nest's outer loop, over
+/// N, runs in parallel), then the sum of those over the leading reduced dims (C innermost, which
+/// the CPU backend vectorizes). One stage, each channel's sum is one serial loop over N, H, W.
+struct SplitReduction {
+  int suffix;                        // dims [suffix, ndim) are the trailing reduced ones
+  std::vector<bool> leading_reduced;  // of dims [0, suffix)
+};
+
+std::optional<SplitReduction> SplitOf(const std::vector<bool>& reduced) {
+  int suffix = static_cast<int>(reduced.size());
+  while (suffix > 0 && reduced[suffix - 1]) --suffix;
+  std::vector<bool> leading(reduced.begin(), reduced.begin() + suffix);
+  if (suffix == static_cast<int>(reduced.size()) || std::find(leading.begin(), leading.end(), true) == leading.end()) {
+    return std::nullopt;
+  }
+  return SplitReduction{suffix, leading};
+}
+
+/// sum over the reduced dims of fn(index of x), as a tensor over the kept dims (in the wide dtype).
+TensorRef ReducedSum(KernelBuilder& kb, const std::string& name, const TensorRef& x, const std::vector<bool>& reduced,
+                     const std::function<PrimExpr(const Index&)>& fn) {
+  Dims kept, extents = ReducedDims(x.shape(), reduced);
+  for (int d = 0; d < x.ndim(); ++d) {
+    if (!reduced[d]) kept.push_back(x.dim(d));
+  }
+  std::optional<SplitReduction> split = SplitOf(reduced);
+  if (!split) {
+    return WideSum(kb, name, kept, extents,
+                   [&](const Index& i, const Index& r) { return fn(ReductionInputIndex(i, r, reduced, false)); });
+  }
+  Dims leading(x.shape().begin(), x.shape().begin() + split->suffix);
+  Dims trailing(x.shape().begin() + split->suffix, x.shape().end());
+  TensorRef partial = WideSum(kb, "partial_" + name, leading, trailing, [&](const Index& i, const Index& r) {
+    Index full = i;
+    full.insert(full.end(), r.begin(), r.end());
+    return fn(full);
+  });
+  return WideSum(kb, name, kept, ReducedDims(leading, split->leading_reduced), [&](const Index& i, const Index& r) {
+    return partial(ReductionInputIndex(i, r, split->leading_reduced, false));
+  });
+}
+
 Moments ComputeMoments(KernelBuilder& kb, const TensorRef& x, const std::vector<bool>& reduced) {
   DType wide = AccumulationDType(x.dtype());
   PrimExpr count = Cast(wide, ProductOf(ReducedDims(x.shape(), reduced)));
@@ -33,13 +79,9 @@ Moments ComputeMoments(KernelBuilder& kb, const TensorRef& x, const std::vector<
     return kept;
   };
   auto load = [&](const Index& full) { return Cast(wide, x(full)); };
-  Dims kept;
-  for (int d = 0; d < x.ndim(); ++d) {
-    if (!reduced[d]) kept.push_back(x.dim(d));
-  }
-  TensorRef sum = ReducedWideSum(kb, "sum", x.shape(), reduced, false, kept, load);
+  TensorRef sum = ReducedSum(kb, "sum", x, reduced, load);
   TensorRef mean = kb.Compute("mean", sum.shape(), [&](const Index& i) { return Div(sum(i), count); });
-  TensorRef squares = ReducedWideSum(kb, "square_sum", x.shape(), reduced, false, kept, [&](const Index& full) {
+  TensorRef squares = ReducedSum(kb, "square_sum", x, reduced, [&](const Index& full) {
     PrimExpr d = load(full) - mean(kept_of(full));
     return d * d;
   });

@@ -1,12 +1,9 @@
 /// Legalization of the reductions, cumsum and softmax / log_softmax. Float sums accumulate in
-/// float64 (AccumulationDType), in two stages over dims around a kept one (ReducedWideSum: NCHW's
-/// per-channel sums run in parallel over N); products in the input's dtype (as PyTorch's); mean and variance
+/// float64 (AccumulationDType); products in the input's dtype (as PyTorch's); mean and variance
 /// divide a sum by the count of reduced elements; variance takes two passes (the mean, then the
 /// mean squared deviation), both wide; argmax finds the maximum, then its first position;
 /// cumsum is a wide sum over the axis of the positions each element takes; the softmaxes
 /// subtract the maximum before exponentiating (numerically stable).
-#include <functional>
-
 #include "legalize_util.h"
 
 namespace rxt::legalize {
@@ -22,20 +19,6 @@ struct Reduction {
   OutputTensor out;
 
   Dims Extents() const { return ReducedDims(x.shape(), reduced); }
-  /// The wide sum of fn(index into x) over the reduced dims, shaped as the result
-  /// (ReducedWideSum: in two stages where that runs in parallel).
-  TensorRef WideSumOf(KernelBuilder& kb, const std::string& name, const std::function<PrimExpr(const Index&)>& fn) const {
-    return ReducedWideSum(kb, name, x.shape(), reduced, keepdims, out.shape, fn);
-  }
-  /// The result's index holding the reduction of input element |full|.
-  Index ResultIndex(const Index& full) const {
-    Index i;
-    for (size_t d = 0; d < full.size(); ++d) {
-      if (!reduced[d]) i.push_back(full[d]);
-      else if (keepdims) i.push_back(IntImm(0));
-    }
-    return i;
-  }
   PrimExpr Load(const Index& i, const Index& r) const { return x(ReductionInputIndex(i, r, reduced, keepdims)); }
   /// The number of reduced elements, as |dtype|.
   PrimExpr Count(DType dtype) const { return Cast(dtype, ProductOf(Extents())); }
@@ -59,7 +42,7 @@ FLegalize Reducer(ReduceKind kind) {
     auto load = [&](const Index& i, const Index& r) { return red.Load(i, r); };
     std::string name = AsOp(call.callee)->name();
     if (kind == ReduceKind::kSum) {
-      TensorRef wide = red.WideSumOf(kb, name + "_wide", [&](const Index& full) { return red.x(full); });
+      TensorRef wide = WideSum(kb, name + "_wide", red.out.shape, red.Extents(), load);
       return k.Finish(context, {Narrow(kb, name, wide, red.out.dtype)});
     }
     return k.Finish(context, {kb.Reduce(name, red.out.shape, red.Extents(), kind, load)});
@@ -71,7 +54,8 @@ Expr LegalizeMean(LegalizeContext& context, const CallNode& call) {
   Reduction red = ReadReduction(k, call, infer::OptionalIntListAttr(call, "axis"));
   RequireNumeric(call, red.out.dtype);
   KernelBuilder& kb = k.builder();
-  TensorRef sum = red.WideSumOf(kb, "sum", [&](const Index& full) { return red.x(full); });
+  TensorRef sum = WideSum(kb, "sum", red.out.shape, red.Extents(),
+                          [&](const Index& i, const Index& r) { return red.Load(i, r); });
   TensorRef mean = kb.Compute("mean", red.out.shape, [&](const Index& i) {
     return Cast(red.out.dtype, Div(sum(i), red.Count(sum.dtype())));
   });
@@ -84,11 +68,11 @@ Expr LegalizeVariance(LegalizeContext& context, const CallNode& call) {
   RequireNumeric(call, red.out.dtype);
   KernelBuilder& kb = k.builder();
   DType wide = AccumulationDType(red.out.dtype);
-  auto load = [&](const Index& full) { return Cast(wide, red.x(full)); };
-  TensorRef sum = red.WideSumOf(kb, "sum", load);
+  auto load = [&](const Index& i, const Index& r) { return Cast(wide, red.Load(i, r)); };
+  TensorRef sum = WideSum(kb, "sum", red.out.shape, red.Extents(), load);
   TensorRef mean = kb.Compute("mean", red.out.shape, [&](const Index& i) { return Div(sum(i), red.Count(wide)); });
-  TensorRef squares = red.WideSumOf(kb, "square_sum", [&](const Index& full) {
-    PrimExpr d = load(full) - mean(red.ResultIndex(full));
+  TensorRef squares = WideSum(kb, "square_sum", red.out.shape, red.Extents(), [&](const Index& i, const Index& r) {
+    PrimExpr d = load(i, r) - mean(i);
     return d * d;
   });
   TensorRef variance = kb.Compute("variance", red.out.shape, [&](const Index& i) {
