@@ -1,14 +1,11 @@
 /// Legalization of nn.batch_norm and nn.layer_norm. Statistics take two passes (the mean,
 /// then the mean squared deviation: the population variance); the result is
-/// (x - mean) / sqrt(var + epsilon) * gamma + beta (for batch_norm as x * scale + shift with both
-/// per channel, in double for float32). In training, batch_norm normalizes with
+/// (x - mean) / sqrt(var + epsilon) * gamma + beta. In training, batch_norm normalizes with
 /// the batch statistics and returns moving statistics updated with momentum; the moving variance
 /// takes the unbiased batch variance (times n / (n - 1), as PyTorch does) unless
 /// unbiased_running_var is false (ONNX's rule: the population variance); in inference it uses and
 /// returns the moving ones.
 #include <algorithm>
-#include <functional>
-#include <optional>
 
 #include "legalize_util.h"
 
@@ -24,73 +21,26 @@ struct Moments {
   TensorRef mean, variance;
 };
 
-/// The sums of ComputeMoments in two stages when reduced dims come before a kept one and after
-/// the last (batch normalization of NCHW: N, then H and W, around C): per element of the leading
-/// dims, the sum over the trailing ones (innermost and contiguous; the nest's outer loop, over
-/// N, runs in parallel), then the sum of those over the leading reduced dims (C innermost, which
-/// the CPU backend vectorizes). One stage, each channel's sum is one serial loop over N, H, W.
-struct SplitReduction {
-  int suffix;                        // dims [suffix, ndim) are the trailing reduced ones
-  std::vector<bool> leading_reduced;  // of dims [0, suffix)
-};
-
-std::optional<SplitReduction> SplitOf(const std::vector<bool>& reduced) {
-  int suffix = static_cast<int>(reduced.size());
-  while (suffix > 0 && reduced[suffix - 1]) --suffix;
-  std::vector<bool> leading(reduced.begin(), reduced.begin() + suffix);
-  if (suffix == static_cast<int>(reduced.size()) || std::find(leading.begin(), leading.end(), true) == leading.end()) {
-    return std::nullopt;
-  }
-  return SplitReduction{suffix, leading};
-}
-
-/// sum over the reduced dims of fn(index of x), as a tensor over the kept dims (in the wide dtype).
-TensorRef ReducedSum(KernelBuilder& kb, const std::string& name, const TensorRef& x, const std::vector<bool>& reduced,
-                     const std::function<PrimExpr(const Index&)>& fn) {
+Moments ComputeMoments(KernelBuilder& kb, const TensorRef& x, const std::vector<bool>& reduced) {
   Dims kept, extents = ReducedDims(x.shape(), reduced);
   for (int d = 0; d < x.ndim(); ++d) {
     if (!reduced[d]) kept.push_back(x.dim(d));
   }
-  std::optional<SplitReduction> split = SplitOf(reduced);
-  if (!split) {
-    return WideSum(kb, name, kept, extents,
-                   [&](const Index& i, const Index& r) { return fn(ReductionInputIndex(i, r, reduced, false)); });
-  }
-  Dims leading(x.shape().begin(), x.shape().begin() + split->suffix);
-  Dims trailing(x.shape().begin() + split->suffix, x.shape().end());
-  TensorRef partial = WideSum(kb, "partial_" + name, leading, trailing, [&](const Index& i, const Index& r) {
-    Index full = i;
-    full.insert(full.end(), r.begin(), r.end());
-    return fn(full);
-  });
-  return WideSum(kb, name, kept, ReducedDims(leading, split->leading_reduced), [&](const Index& i, const Index& r) {
-    return partial(ReductionInputIndex(i, r, split->leading_reduced, false));
-  });
-}
-
-Moments ComputeMoments(KernelBuilder& kb, const TensorRef& x, const std::vector<bool>& reduced) {
   DType wide = AccumulationDType(x.dtype());
-  PrimExpr count = Cast(wide, ProductOf(ReducedDims(x.shape(), reduced)));
-  auto kept_of = [&](const Index& full) {
-    Index kept;
-    for (int d = 0; d < x.ndim(); ++d) {
-      if (!reduced[d]) kept.push_back(full[d]);
-    }
-    return kept;
-  };
-  auto load = [&](const Index& full) { return Cast(wide, x(full)); };
-  TensorRef sum = ReducedSum(kb, "sum", x, reduced, load);
-  TensorRef mean = kb.Compute("mean", sum.shape(), [&](const Index& i) { return Div(sum(i), count); });
-  TensorRef squares = ReducedSum(kb, "square_sum", x, reduced, [&](const Index& full) {
-    PrimExpr d = load(full) - mean(kept_of(full));
+  PrimExpr count = Cast(wide, ProductOf(extents));
+  auto load = [&](const Index& i, const Index& r) { return Cast(wide, x(ReductionInputIndex(i, r, reduced, false))); };
+  TensorRef sum = WideSum(kb, "sum", kept, extents, load);
+  TensorRef mean = kb.Compute("mean", kept, [&](const Index& i) { return Div(sum(i), count); });
+  TensorRef squares = WideSum(kb, "square_sum", kept, extents, [&](const Index& i, const Index& r) {
+    PrimExpr d = load(i, r) - mean(i);
     return d * d;
   });
-  TensorRef variance = kb.Compute("variance", sum.shape(), [&](const Index& i) { return Div(squares(i), count); });
+  TensorRef variance = kb.Compute("variance", kept, [&](const Index& i) { return Div(squares(i), count); });
   return {mean, variance};
 }
 
 /// (x - mean) / sqrt(variance + epsilon) * gamma + beta, computed in the statistics' dtype and
-/// rounded once to x's (layer normalization; batch normalization scales per channel).
+/// rounded once to x's.
 PrimExpr Normalize(const PrimExpr& x, const PrimExpr& mean, const PrimExpr& variance, double epsilon,
                    const PrimExpr& gamma, const PrimExpr& beta) {
   DType w = mean->dtype;
@@ -127,17 +77,9 @@ Expr LegalizeBatchNorm(LegalizeContext& context, const CallNode& call) {
     running_variance = kb.Compute("running_variance", channels,
                                   [&](const Index& c) { return Cast(t, variance(c) * correction); });
   }
-  // Per channel, wide: scale = gamma / sqrt(variance + epsilon), shift = beta - mean * scale;
-  // each element is then one multiply-add, rounded once (no square root or division per element).
-  DType w = AccumulationDType(t);
-  TensorRef scale = kb.Compute("scale", channels, [&](const Index& c) {
-    return Div(Cast(w, gamma(c)), Call("sqrt", Cast(w, variance(c)) + Const(epsilon, w)));
-  });
-  TensorRef shift = kb.Compute("shift", channels,
-                               [&](const Index& c) { return Cast(w, beta(c)) - Cast(w, mean(c)) * scale(c); });
   TensorRef result = kb.Compute("batch_norm", out.shape, [&](const Index& i) {
     Index c = {i[axis]};
-    return Cast(t, Cast(w, x(i)) * scale(c) + shift(c));
+    return Normalize(x(i), mean(c), variance(c), epsilon, gamma(c), beta(c));
   });
   auto update = [&](const char* name, const TensorRef& moving, const TensorRef& batch) {
     return kb.Compute(name, channels, [&](const Index& c) {
