@@ -29,7 +29,19 @@ std::string DefaultKernelLibraryPath(const std::string& output) {
 /// What --bind-params builds: the module with the parameters that have values made constants.
 /// The values come from --params, else the file beside an .rxt model; a model of another format
 /// is imported for inference (training=false) with its own values.
-IRModule LoadBound(const std::string& model, const std::string& params, Session& session);
+IRModule LoadBound(const std::string& model, const std::string& params, const std::string& import_options,
+                   Session& session);
+
+/// The module of |model|: parsed, or imported with |import_options| (an error for .rxt text).
+IRModule LoadModel(const std::string& model, const std::string& import_options, Session& session) {
+  if (!model.ends_with(".rxt") && session.CanImport(model)) {
+    return NamingFileInErrors(model, [&] { return session.Import(model, import_options).module; });
+  }
+  if (!import_options.empty()) {
+    Throw(ErrorCode::kInvalidArgument, "--import-options: ", model, " is not imported (it is rxt's text)");
+  }
+  return ParseFile(model, &session);
+}
 
 /// Binds every parameter of every function that |values| names; kNotFound if none is named.
 IRModule BindNamedParams(IRModule module, const std::map<std::string, Tensor>& values, const std::string& source) {
@@ -48,15 +60,17 @@ IRModule BindNamedParams(IRModule module, const std::map<std::string, Tensor>& v
   return module;
 }
 
-IRModule LoadBound(const std::string& model, const std::string& params, Session& session) {
+IRModule LoadBound(const std::string& model, const std::string& params, const std::string& import_options,
+                   Session& session) {
   std::map<std::string, Tensor> values;
   IRModule module;
   if (!model.ends_with(".rxt") && session.CanImport(model)) {
-    ImportedModel imported = NamingFileInErrors(model, [&] { return session.Import(model, "training=false"); });
+    std::string options = import_options.empty() ? "training=false" : import_options;
+    ImportedModel imported = NamingFileInErrors(model, [&] { return session.Import(model, options); });
     module = std::move(imported.module);
     values = std::move(imported.values);
   } else {
-    module = ParseFile(model, &session);
+    module = LoadModel(model, import_options, session);
   }
   std::string path = params;
   if (path.empty() && values.empty()) {
@@ -84,6 +98,7 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
     bool no_emit_library = false;
     bool bind_params = false;
     std::string params;
+    std::string import_options;
     PluginOptions plugins;
   };
   auto options = std::make_shared<Options>();
@@ -109,6 +124,9 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
                     "With --bind-params: the values by name (default: FILE's name with .safetensors, what 'rxt "
                     "import' writes beside the module; an .onnx model's own initializers)")
       ->type_name("FILE.safetensors");
+  build->add_option("--import-options", options->import_options,
+                    "Options of the importer when FILE is a model of another format, e.g. training=false (an "
+                    "inference forward; the default with --bind-params)");
   AddPluginOptions(build, &options->plugins);
   build->footer("Runs the build pipeline first (LegalizeOps, then fusion), so op calls become kernels. Example:\n"
                 "  rxt build examples/my_module.rxt -o my_module.rxtx");
@@ -119,8 +137,9 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
     if (!options->params.empty() && !options->bind_params) {
       Throw(ErrorCode::kInvalidArgument, "--params is for --bind-params ('rxt run' takes the values otherwise)");
     }
-    IRModule module = options->bind_params ? LoadBound(options->file, options->params, session)
-                                           : ParseFile(options->file, &session);
+    IRModule module = options->bind_params
+                          ? LoadBound(options->file, options->params, options->import_options, session)
+                          : LoadModel(options->file, options->import_options, session);
     Executable exec =
         NamingFileInErrors(options->file, [&] { return session.Build(std::move(module), request); });
     PrintNotes(session);
