@@ -349,6 +349,23 @@ class Backbones(unittest.TestCase):
             self.assertEqual(result.returncode, 1)
             self.assertIn(message, result.stderr)
 
+    def test_weights_through_the_version_converter_keep_their_values(self):
+        # Opset 11, converted to 17: the child process leaves large float initializers' values out
+        # of the converter and shape inference and the importer puts them back (onnx_model.cc);
+        # a small one (a bias of 3 values) travels with the model. Both keep every value.
+        rng = np.random.default_rng(3)
+        w = rng.standard_normal((3, 2048)).astype(np.float32)
+        b = rng.standard_normal(3).astype(np.float32)
+        nodes = [helper.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1)]
+        inits = [helper.make_tensor("w", TensorProto.FLOAT, w.shape, w.tobytes(), raw=True),
+                 helper.make_tensor("b", TensorProto.FLOAT, b.shape, b.tobytes(), raw=True)]
+        m = model(nodes, [tensor("x", [1, 2048])], [tensor("y", [1, 3])], inits, opset=11)
+        result, module = import_model(save(m, "weights_converted"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        params = load_safetensors(module[:-4] + ".safetensors")
+        np.testing.assert_array_equal(params["w"], w)
+        np.testing.assert_array_equal(params["b"], b)
+
     def test_an_old_opset_is_converted(self):
         # Opset 9: Unsqueeze takes axes as an attribute (an input since 13).
         nodes = [helper.make_node("Unsqueeze", ["x"], ["y"], axes=[0])]
