@@ -102,8 +102,9 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
     PluginOptions plugins;
   };
   auto options = std::make_shared<Options>();
-  CLI::App* build = app.add_subcommand("build", "Compile an .rxt file into an executable (.rxtx) for the VM.");
-  build->add_option("FILE", options->file, "The .rxt file to compile")->required();
+  CLI::App* build = app.add_subcommand("build", "Compile a model (.rxt, .onnx...) into an executable (.rxtx) for the VM.");
+  build->add_option("FILE", options->file, "The model to compile: .rxt, or a format an importer reads (.onnx)")
+      ->required();
   build->add_option("-o,--output", options->output, "Where to write the executable (OUT.rxtx)")->required();
   build->add_option("--backend", options->backend,
                     "The backend the executable is built for; 'rxt run' loads it from a plugin "
