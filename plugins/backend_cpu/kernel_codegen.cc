@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "disjoint_iterations.h"
 #include "kernel_emitter.h"
 #include "loop_collapse.h"
 #include "rxt/compiled_kernel.h"
@@ -34,37 +35,17 @@ KernelEmitter::KernelEmitter(const kf::Kernel& kernel, llvm::Module& module, con
   // Each buffer its own alias scope, but a pair of the kernel's "in_place" attribute (an output
   // the VM may write over an input: docs/vm.md, "Donated inputs") shares one, so the two may
   // be the same memory.
-  std::vector<size_t> group(kernel_.buffers.size());
-  for (size_t i = 0; i < group.size(); ++i) group[i] = i;
-  auto root = [&group](size_t b) {
-    while (group[b] != b) b = group[b];
-    return b;
-  };
-  for (const kf::Attr& attr : kernel_.attrs) {
-    if (attr.name != "in_place") continue;
-    const std::vector<kf::AttrValue>& flat = attr.value.array_value;
-    for (size_t k = 0; k + 1 < flat.size(); k += 2) {
-      int64_t in = flat[k].int_value, out = flat[k + 1].int_value;
-      if (in < 0 || out < 0 || in >= static_cast<int64_t>(kernel_.params.size()) ||
-          out >= static_cast<int64_t>(kernel_.params.size())) {
-        continue;
-      }
-      const kf::Param& a = kernel_.params[in];
-      const kf::Param& b = kernel_.params[out];
-      if (a.kind != kf::ParamKind::kBuffer || b.kind != kf::ParamKind::kBuffer) continue;
-      group[root(static_cast<size_t>(b.index))] = root(static_cast<size_t>(a.index));
-    }
-  }
+  const std::vector<size_t> group = MaySameMemoryGroups(kernel_);
   std::vector<llvm::Metadata*> scope_of(kernel_.buffers.size(), nullptr);
   for (size_t i = 0; i < scope_of.size(); ++i) {
-    if (root(i) == i) scope_of[i] = md.createAnonymousAliasScope(domain, kernel_.buffers[i].name);
+    if (group[i] == i) scope_of[i] = md.createAnonymousAliasScope(domain, kernel_.buffers[i].name);
   }
-  for (size_t i = 0; i < scope_of.size(); ++i) scope_of[i] = scope_of[root(i)];
+  for (size_t i = 0; i < scope_of.size(); ++i) scope_of[i] = scope_of[group[i]];
   for (size_t i = 0; i < scope_of.size(); ++i) {
     scopes_.push_back(llvm::MDNode::get(context_, {scope_of[i]}));
     std::vector<llvm::Metadata*> others;
     for (size_t j = 0; j < scope_of.size(); ++j) {
-      if (root(j) != root(i)) others.push_back(scope_of[j]);
+      if (group[j] != group[i]) others.push_back(scope_of[j]);
     }
     noalias_.push_back(llvm::MDNode::get(context_, others));
   }
@@ -174,6 +155,7 @@ llvm::BasicBlock* KernelEmitter::DivisionByZeroExit() { return ErrorExit(b_.getI
 void KernelEmitter::Annotate(llvm::Instruction* access, int32_t buffer) {
   access->setMetadata(llvm::LLVMContext::MD_alias_scope, scopes_[buffer]);
   access->setMetadata(llvm::LLVMContext::MD_noalias, noalias_[buffer]);
+  if (access_group_ != nullptr) access->setMetadata(llvm::LLVMContext::MD_access_group, access_group_);
 }
 
 llvm::AllocaInst* KernelEmitter::EntryAlloca(llvm::Type* type, const char* name) {

@@ -7,6 +7,7 @@
 #include <llvm/IR/Module.h>
 
 #include <functional>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -53,7 +54,8 @@ class KernelEmitter {
   /// A new block that frees the live heap allocations and returns |code| (an i32 value or constant).
   llvm::BasicBlock* ErrorExit(llvm::Value* code);
   llvm::BasicBlock* DivisionByZeroExit();
-  /// Alias scopes: every buffer is its own, so that LLVM knows stores to one do not change another.
+  /// Alias scopes: every buffer is its own, so that LLVM knows stores to one do not change
+  /// another; inside a parallel loop with disjoint iterations, also the loop's access group.
   void Annotate(llvm::Instruction* access, int32_t buffer);
   llvm::AllocaInst* EntryAlloca(llvm::Type* type, const char* name);
 
@@ -74,9 +76,12 @@ class KernelEmitter {
   // loop_codegen.cc
   void Stmt(int32_t stmt);
   void For(int32_t stmt);
-  void InterchangedFor(const kf::Stmt& spatial, llvm::Value* extent, const ReductionInterchange& plan);
+  /// Iterations [begin, end) of the spatial loop |spatial| as |plan| says.
+  void InterchangedFor(const kf::Stmt& spatial, llvm::Value* begin, llvm::Value* end, const ReductionInterchange& plan);
   void ReductionNest(const InterchangePart& part, size_t level, const std::function<void()>& inner);
-  void TiledPart(const kf::Stmt& spatial, llvm::Value* extent, const InterchangePart& part);
+  void TiledPart(const kf::Stmt& spatial, llvm::Value* begin, llvm::Value* end, const InterchangePart& part);
+  /// Iterations of a spatial loop that run together inside a strided reduction's loops.
+  static constexpr int64_t kReductionTile = 8;
   /// Emits a loop of |step| from |begin| while below |end|, around what |body| emits for its
   /// counter (begin, end: one integer type).
   void CountedLoop(const std::string& name, bool is_unsigned, llvm::Value* begin, llvm::Value* end, int64_t step,
@@ -84,12 +89,14 @@ class KernelEmitter {
   /// Emits `for var in [begin, end)` (begin, end: the variable's type) around what |body|
   /// emits.
   void Loop(int32_t var, llvm::Value* begin, llvm::Value* end, llvm::MDNode* metadata, const std::function<void()>& body);
-  void ParallelFor(const kf::Stmt& s, llvm::Value* extent);
+  void ParallelFor(int32_t stmt, llvm::Value* extent);
   /// Whether the parallel loop |s| of |extent| has, known at compile time, less work than the
   /// threshold for waking threads (or one iteration): then it is emitted as a plain loop.
   bool TooLittleToShare(const kf::Stmt& s, llvm::Value* extent);
-  llvm::Function* EmitParallelBody(const kf::Stmt& s, llvm::StructType* closure_type,
-                                   const std::vector<Capture>& captures);
+  /// The body function of parallel loop |stmt|, over units of |grain| iterations; |plan|: how
+  /// it runs interchanged with the reduction its body starts, if it does.
+  llvm::Function* EmitParallelBody(int32_t stmt, llvm::StructType* closure_type, const std::vector<Capture>& captures,
+                                   const std::optional<ReductionInterchange>& plan, int64_t grain);
   llvm::Value* EstimateIterations(int32_t stmt, int depth);
   void Store(const kf::Stmt& s);
   void If(const kf::Stmt& s);
@@ -114,6 +121,9 @@ class KernelEmitter {
 
   std::vector<llvm::MDNode*> scopes_;   // per buffer: !{scope}
   std::vector<llvm::MDNode*> noalias_;  // per buffer: every other buffer's scope
+  // While the body of a parallel loop whose iterations touch disjoint memory is emitted: the
+  // access group of its memory accesses (loop_codegen.cc, EmitParallelBody); null elsewhere.
+  llvm::MDNode* access_group_ = nullptr;
 };
 
 }  // namespace rxt::backend_cpu

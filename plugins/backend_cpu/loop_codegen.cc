@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 
+#include "disjoint_iterations.h"
 #include "kernel_emitter.h"
 #include "reduction_interchange.h"
 #include "rxt/compiled_kernel.h"
@@ -49,27 +50,28 @@ void KernelEmitter::For(int32_t stmt) {
   // does one whose work is known here to be below the threshold (the check at run time would
   // always keep it on the caller): a plain loop, with no outlined body and closure to compile.
   if (s.loop_kind == kf::LoopKind::kParallel && fn_.runtime != nullptr && !TooLittleToShare(s, extent)) {
-    return ParallelFor(s, extent);
+    return ParallelFor(stmt, extent);
   }
+  llvm::Value* zero = llvm::ConstantInt::get(extent->getType(), 0);
   if (std::optional<ReductionInterchange> plan = PlanReductionInterchange(kernel_, stmt)) {
-    return InterchangedFor(s, extent, *plan);
+    return InterchangedFor(s, zero, extent, *plan);
   }
-  Loop(s.var, llvm::ConstantInt::get(extent->getType(), 0), extent, LoopMetadata(s), [&] { Stmt(s.body); });
+  Loop(s.var, zero, extent, LoopMetadata(s), [&] { Stmt(s.body); });
 }
 
 // The spatial loop |spatial| split into one loop per part of its body (reduction_interchange.h
 // says when that, and running it inside the reduction loops, gives the same results).
-void KernelEmitter::InterchangedFor(const kf::Stmt& spatial, llvm::Value* extent, const ReductionInterchange& plan) {
-  llvm::Value* zero = llvm::ConstantInt::get(extent->getType(), 0);
+void KernelEmitter::InterchangedFor(const kf::Stmt& spatial, llvm::Value* begin, llvm::Value* end,
+                                    const ReductionInterchange& plan) {
   for (const InterchangePart& part : plan.parts) {
     if (part.reduction_loops.empty()) {
-      Loop(spatial.var, zero, extent, LoopMetadata(spatial), [&] { Stmt(part.block); });
+      Loop(spatial.var, begin, end, LoopMetadata(spatial), [&] { Stmt(part.block); });
     } else if (part.contiguous) {
-      ReductionNest(part, 0, [&] { Loop(spatial.var, zero, extent, LoopMetadata(spatial), [&] { Stmt(part.block); }); });
+      ReductionNest(part, 0, [&] { Loop(spatial.var, begin, end, LoopMetadata(spatial), [&] { Stmt(part.block); }); });
     } else if (!IsUnsigned(kernel_.vars[spatial.var].dtype)) {
-      TiledPart(spatial, extent, part);
+      TiledPart(spatial, begin, end, part);
     } else {
-      Loop(spatial.var, zero, extent, LoopMetadata(spatial), [&] { Stmt(part.stmt); });  // as written
+      Loop(spatial.var, begin, end, LoopMetadata(spatial), [&] { Stmt(part.stmt); });  // as written
     }
   }
 }
@@ -84,17 +86,17 @@ void KernelEmitter::ReductionNest(const InterchangePart& part, size_t level, con
        [&] { ReductionNest(part, level + 1, inner); });
 }
 
-// Tiles of kTile iterations of the spatial loop run inside the reduction loops (unrolled: that
-// many independent accumulation chains), then the remaining iterations as written.
-void KernelEmitter::TiledPart(const kf::Stmt& spatial, llvm::Value* extent, const InterchangePart& part) {
-  constexpr int64_t kTile = 8;
-  llvm::Type* type = extent->getType();
-  llvm::Value* zero = llvm::ConstantInt::get(type, 0);
-  llvm::Value* tiled_end = b_.CreateSelect(b_.CreateICmpSGT(extent, zero),
-                                           b_.CreateSub(extent, b_.CreateSRem(extent, llvm::ConstantInt::get(type, kTile))),
-                                           zero, "tiled_end");
+// Tiles of kReductionTile iterations of the spatial loop run inside the reduction loops
+// (unrolled: that many independent accumulation chains), then the remaining iterations as written.
+void KernelEmitter::TiledPart(const kf::Stmt& spatial, llvm::Value* begin, llvm::Value* end, const InterchangePart& part) {
+  constexpr int64_t kTile = kReductionTile;
+  llvm::Type* type = end->getType();
+  llvm::Value* count = b_.CreateSub(end, begin);
+  llvm::Value* tiled_end = b_.CreateSelect(
+      b_.CreateICmpSGT(count, llvm::ConstantInt::get(type, 0)),
+      b_.CreateSub(end, b_.CreateSRem(count, llvm::ConstantInt::get(type, kTile))), begin, "tiled_end");
   const std::string& name = kernel_.vars[spatial.var].name;
-  CountedLoop(name + ".tile", false, zero, tiled_end, kTile, LoopMetadata(spatial), [&](llvm::Value* base) {
+  CountedLoop(name + ".tile", false, begin, tiled_end, kTile, LoopMetadata(spatial), [&](llvm::Value* base) {
     ReductionNest(part, 0, [&] {
       for (int64_t t = 0; t < kTile; ++t) {
         ClearExprCache();
@@ -104,7 +106,7 @@ void KernelEmitter::TiledPart(const kf::Stmt& spatial, llvm::Value* extent, cons
       env_.vars[spatial.var] = nullptr;
     });
   });
-  Loop(spatial.var, tiled_end, extent, LoopMetadata(spatial), [&] { Stmt(part.stmt); });
+  Loop(spatial.var, tiled_end, end, LoopMetadata(spatial), [&] { Stmt(part.stmt); });
 }
 
 void KernelEmitter::Loop(int32_t loop_var, llvm::Value* begin, llvm::Value* end, llvm::MDNode* metadata,
@@ -160,7 +162,8 @@ llvm::MDNode* KernelEmitter::LoopMetadata(const kf::Stmt& s) {
 // runtime->parallel_for(pool, extent, body, closure) when it is worth waking threads, or
 // body(closure, 0, extent) on this thread.
 
-void KernelEmitter::ParallelFor(const kf::Stmt& s, llvm::Value* extent) {
+void KernelEmitter::ParallelFor(int32_t stmt, llvm::Value* extent) {
+  const kf::Stmt& s = kernel_.stmts[stmt];
   std::vector<Capture> captures;
   std::vector<llvm::Type*> types;
   std::vector<llvm::Value*> values;
@@ -183,10 +186,21 @@ void KernelEmitter::ParallelFor(const kf::Stmt& s, llvm::Value* extent) {
   llvm::StructType* closure_type = llvm::StructType::get(context_, types);
   llvm::AllocaInst* closure = EntryAlloca(closure_type, "closure");
   for (size_t i = 0; i < values.size(); ++i) b_.CreateStore(values[i], b_.CreateStructGEP(closure_type, closure, i));
-  llvm::Function* body = EmitParallelBody(s, closure_type, captures);
+  // A loop directly around a reduction runs interchanged with it (reduction_interchange.h),
+  // in tiles of kReductionTile iterations where it reads with a stride: the pool then shares
+  // out whole tiles (units of that many iterations), so that chunk edges cut none.
+  std::optional<ReductionInterchange> plan = PlanReductionInterchange(kernel_, stmt);
+  const int64_t grain = plan ? kReductionTile : 1;
+  llvm::Function* body = EmitParallelBody(stmt, closure_type, captures, plan, grain);
 
   llvm::Value* extent64 = scalar_.ToInt64(kernel_.vars[s.var].dtype, extent);
   llvm::Value* work = b_.CreateFMul(b_.CreateSIToFP(extent64, b_.getDoubleTy()), EstimateIterations(s.body, 0));
+  llvm::Value* units = extent64;
+  if (grain > 1) {
+    llvm::Value* positive = b_.CreateICmpSGT(extent64, b_.getInt64(0));
+    units = b_.CreateSelect(positive, b_.CreateSDiv(b_.CreateAdd(extent64, b_.getInt64(grain - 1)), b_.getInt64(grain)),
+                            b_.getInt64(0), "units");
+  }
   llvm::StructType* runtime_type =
       llvm::StructType::get(context_, {b_.getInt64Ty(), b_.getPtrTy(), b_.getPtrTy(), b_.getInt32Ty()});
   llvm::Value* runtime = fn_.runtime;
@@ -200,7 +214,7 @@ void KernelEmitter::ParallelFor(const kf::Stmt& s, llvm::Value* extent) {
   b_.SetInsertPoint(check);
   llvm::Value* threads = b_.CreateLoad(b_.getInt32Ty(), b_.CreateStructGEP(runtime_type, runtime, kNumThreads));
   llvm::Value* worth_it = b_.CreateAnd(
-      b_.CreateAnd(b_.CreateICmpSGT(threads, b_.getInt32(1)), b_.CreateICmpSGT(extent64, b_.getInt64(1))),
+      b_.CreateAnd(b_.CreateICmpSGT(threads, b_.getInt32(1)), b_.CreateICmpSGT(units, b_.getInt64(1))),
       b_.CreateFCmpOGE(work, llvm::ConstantFP::get(b_.getDoubleTy(), options_.parallel_work_threshold)));
   b_.CreateCondBr(worth_it, on_pool, on_caller);
 
@@ -209,11 +223,11 @@ void KernelEmitter::ParallelFor(const kf::Stmt& s, llvm::Value* extent) {
   llvm::Value* parallel_for = b_.CreateLoad(b_.getPtrTy(), b_.CreateStructGEP(runtime_type, runtime, kParallelFor));
   llvm::FunctionType* parallel_for_type = llvm::FunctionType::get(
       b_.getInt32Ty(), {b_.getPtrTy(), b_.getInt64Ty(), b_.getPtrTy(), b_.getPtrTy()}, false);
-  llvm::Value* pool_code = b_.CreateCall(parallel_for_type, parallel_for, {pool, extent64, body, closure});
+  llvm::Value* pool_code = b_.CreateCall(parallel_for_type, parallel_for, {pool, units, body, closure});
   b_.CreateBr(done);
 
   b_.SetInsertPoint(on_caller);
-  llvm::Value* caller_code = b_.CreateCall(body, {closure, b_.getInt64(0), extent64});
+  llvm::Value* caller_code = b_.CreateCall(body, {closure, b_.getInt64(0), units});
   b_.CreateBr(done);
 
   b_.SetInsertPoint(done);
@@ -227,8 +241,10 @@ void KernelEmitter::ParallelFor(const kf::Stmt& s, llvm::Value* extent) {
   ClearExprCache();
 }
 
-llvm::Function* KernelEmitter::EmitParallelBody(const kf::Stmt& s, llvm::StructType* closure_type,
-                                                const std::vector<Capture>& captures) {
+llvm::Function* KernelEmitter::EmitParallelBody(int32_t stmt, llvm::StructType* closure_type,
+                                                const std::vector<Capture>& captures,
+                                                const std::optional<ReductionInterchange>& plan, int64_t grain) {
+  const kf::Stmt& s = kernel_.stmts[stmt];
   llvm::IRBuilderBase::InsertPointGuard guard(b_);
   Env outer_env = std::move(env_);
   FunctionState outer_fn = std::move(fn_);
@@ -262,8 +278,34 @@ llvm::Function* KernelEmitter::EmitParallelBody(const kf::Stmt& s, llvm::StructT
     }
   }
   llvm::Type* var_type = RegisterType(context_, kernel_.vars[s.var].dtype);
-  Loop(s.var, b_.CreateTrunc(f->getArg(1), var_type), b_.CreateTrunc(f->getArg(2), var_type), LoopMetadata(s),
-       [&] { Stmt(s.body); });
+  llvm::Value* begin = f->getArg(1);
+  llvm::Value* end = f->getArg(2);
+  if (grain > 1) {
+    // Units of |grain| iterations: [begin * grain, min(end * grain, extent)).
+    llvm::Value* extent = scalar_.ToInt64(kernel_.vars[s.var].dtype, Expr(s.extent));
+    begin = b_.CreateMul(begin, b_.getInt64(grain));
+    end = b_.CreateMul(end, b_.getInt64(grain));
+    end = b_.CreateSelect(b_.CreateICmpSLT(end, extent), end, extent);
+  }
+  begin = b_.CreateTrunc(begin, var_type);
+  end = b_.CreateTrunc(end, var_type);
+  if (plan) {
+    InterchangedFor(s, begin, end, *plan);
+  } else {
+    // Where the iterations provably touch disjoint memory (disjoint_iterations.h), the loop
+    // says so: LLVM then vectorizes it without run-time overlap checks, which an output written
+    // over its own input (a donated buffer) would fail, leaving the scalar loop.
+    llvm::MDNode* metadata = LoopMetadata(s);
+    if (IterationsTouchDisjointMemory(kernel_, stmt)) {
+      access_group_ = llvm::MDNode::getDistinct(context_, {});
+      std::vector<llvm::Metadata*> ops(metadata->op_begin(), metadata->op_end());
+      ops.push_back(llvm::MDNode::get(context_, {llvm::MDString::get(context_, "llvm.loop.parallel_accesses"), access_group_}));
+      metadata = llvm::MDNode::getDistinct(context_, ops);
+      metadata->replaceOperandWith(0, metadata);
+    }
+    Loop(s.var, begin, end, metadata, [&] { Stmt(s.body); });
+    access_group_ = nullptr;
+  }
   b_.CreateRet(b_.getInt32(RXT_KERNEL_OK));
 
   env_ = std::move(outer_env);

@@ -5,29 +5,12 @@
 #include <map>
 #include <set>
 
+#include "same_value.h"
+
 namespace rxt::backend_cpu {
 namespace {
 
 namespace kf = ::rxt::plugin_support::kernel_format;
-
-// Whether integer expressions |a| and |b| compute the same value (structurally; immediates by
-// value, so an extent and a dim of different integer dtypes compare).
-bool SameValue(const kf::Kernel& k, int32_t a, int32_t b, int depth = 0) {
-  if (a == b) return true;
-  if (a < 0 || b < 0 || depth > 64) return false;
-  const kf::Expr& x = k.exprs[a];
-  const kf::Expr& y = k.exprs[b];
-  if (x.kind != y.kind) return false;
-  switch (x.kind) {
-    case kf::ExprKind::kIntImm: return x.int_value == y.int_value;
-    case kf::ExprKind::kVar: return x.var == y.var;
-    case kf::ExprKind::kBinary:
-      return x.binary_op == y.binary_op && x.dtype == y.dtype && SameValue(k, x.operands[0], y.operands[0], depth + 1) &&
-             SameValue(k, x.operands[1], y.operands[1], depth + 1);
-    case kf::ExprKind::kCast: return x.dtype == y.dtype && SameValue(k, x.operands[0], y.operands[0], depth + 1);
-    default: return false;
-  }
-}
 
 bool IsPlainVar(const kf::Kernel& k, int32_t expr) { return k.exprs[expr].kind == kf::ExprKind::kVar; }
 

@@ -27,8 +27,8 @@
 // loops inside it; the merged loop is parallel if every buffer the nest writes is indexed by the
 // parallel loop's variable at one dim in each of its accesses (the rule ParallelizeLoops applies,
 // checked again: the merged iterations then touch disjoint elements). A parallel group never ends
-// at a loop directly around a reduction: the CPU backend interchanges such a loop with the
-// reduction (reduction_interchange.h), which it does only on serial loops.
+// at a loop directly around a reduction: that loop is left whole to the interchange with the
+// reduction (reduction_interchange.h).
 #pragma once
 
 #include <cstdint>

@@ -200,7 +200,8 @@ class Analysis {
 
 std::optional<ReductionInterchange> PlanReductionInterchange(const kf::Kernel& k, int32_t outer) {
   const kf::Stmt& spatial = k.stmts[outer];
-  if (spatial.kind != kf::StmtKind::kFor || spatial.loop_kind == kf::LoopKind::kParallel) return std::nullopt;
+  // Of any kind (a parallel loop's body function runs the plan on its share of iterations).
+  if (spatial.kind != kf::StmtKind::kFor) return std::nullopt;
   std::vector<int32_t> children = {spatial.body};
   if (k.stmts[spatial.body].kind == kf::StmtKind::kSeq) children = k.stmts[spatial.body].stmts;
 

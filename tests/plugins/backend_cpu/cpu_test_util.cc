@@ -26,6 +26,14 @@ const rxt_kernel_runtime_t* PoolRuntime(int threads) {
   return &pools->back()->runtime();
 }
 
+plugin_support::kernel_format::Kernel DecodeKernelText(const std::string& text, const std::string& name) {
+  IRModule module = ParseModule(text, name + ".rxt");
+  std::vector<uint8_t> bytes = EncodeKernel(module.GetKernel(name), name);
+  plugin_support::kernel_format::DecodeResult r = plugin_support::kernel_format::DecodeKernel(bytes.data(), bytes.size());
+  EXPECT_TRUE(r.ok()) << r.error;
+  return r.kernel;
+}
+
 std::unique_ptr<CpuKernel> CompileCpu(const std::string& text, const std::string& name) {
   IRModule module = ParseModule(text, name + ".rxt");
   std::vector<uint8_t> bytes = EncodeKernel(module.GetKernel(name), name);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cpu_kernel.h"
+#include "rxt/plugin_support/kernel_codec.h"
 #include "test_util.h"  // tests/plugins/backend_reference: HostTensor, Compile, dtype constants
 
 namespace rxt::backend_cpu::testing {
@@ -35,6 +36,8 @@ JitCompiler& TestJit();
 /// The runtime of a thread pool of |threads| threads (pools live for the whole test binary).
 const rxt_kernel_runtime_t* PoolRuntime(int threads);
 
+/// Kernel |name| of |text| in the portable kernel format (what the backend compiles).
+plugin_support::kernel_format::Kernel DecodeKernelText(const std::string& text, const std::string& name);
 /// Parses |text| and compiles kernel |name| with the CPU backend.
 std::unique_ptr<CpuKernel> CompileCpu(const std::string& text, const std::string& name);
 /// Calls |kernel| on |args| (scalars as 0-d tensors); "" or the error message.

@@ -12,18 +12,10 @@ namespace {
 
 namespace kf = plugin_support::kernel_format;
 
-kf::Kernel Decode(const std::string& text, const std::string& name) {
-  IRModule module = ParseModule(text, name + ".rxt");
-  std::vector<uint8_t> bytes = EncodeKernel(module.GetKernel(name), name);
-  kf::DecodeResult r = kf::DecodeKernel(bytes.data(), bytes.size());
-  EXPECT_TRUE(r.ok()) << r.error;
-  return r.kernel;
-}
-
 // The merged groups of kernel |name| by loop variable names ("i j, k l"), with " parallel" after
 // a group whose merged loop runs in parallel. Checks that the rewritten kernel is valid.
 std::string Groups(const std::string& text, const std::string& name) {
-  kf::Kernel k = Decode(text, name);
+  kf::Kernel k = DecodeKernelText(text, name);
   kf::Kernel collapsed = CollapseLoops(k);
   EXPECT_EQ(kf::ValidateKernel(collapsed), "");
   std::string out;
@@ -66,7 +58,7 @@ std::vector<ArgSpec> MomentumArgs() {
 
 TEST(LoopCollapse, AnElementwiseNestBecomesOneLoop) {
   EXPECT_EQ(Groups(kMomentum, "momentum"), "i0 i1 i2 i3");
-  kf::Kernel collapsed = CollapseLoops(Decode(kMomentum, "momentum"));
+  kf::Kernel collapsed = CollapseLoops(DecodeKernelText(kMomentum, "momentum"));
   const kf::Stmt& body = collapsed.stmts[collapsed.body()];
   ASSERT_EQ(body.kind, kf::StmtKind::kFor);
   EXPECT_EQ(collapsed.exprs[body.extent].int_value, 1);

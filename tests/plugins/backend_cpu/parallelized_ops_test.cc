@@ -65,6 +65,15 @@ TEST(ParallelizedOps, AgreeWithTheReferenceOnOneAndTwoThreads) {
       {"%x: Tensor((32, 1024, 4), float32)) -> Tensor((32, 4), float32)",
        "sum(%x, axis=[1])",
        {{32, 1024, 4}, {32, 4}}},
+      // Per-channel statistics (batch normalization's): the channel loop directly around the
+      // reduction runs interchanged with it in tiles of 8 channels on each thread's share;
+      // 37 channels leave a partial tile.
+      {"%x: Tensor((32, 37, 8, 8), float32)) -> Tensor((37,), float32)",
+       "sum(%x, axis=[0, 2, 3])",
+       {{32, 37, 8, 8}, {37}}},
+      {"%x: Tensor((32, 64, 8, 8), float32)) -> Tensor((64,), float32)",
+       "variance(%x, axis=[0, 2, 3])",
+       {{32, 64, 8, 8}, {64}}},
   };
   for (const Case& c : cases) ExpectParallelAndAgreeing(c);
 }

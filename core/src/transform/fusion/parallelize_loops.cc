@@ -5,10 +5,10 @@
 /// reduction's spatial loops qualify, its reduce loops never do (every iteration writes the
 /// same elements). Loops of extent 1 are looked through to the next one.
 ///
-/// Local buffers allocated inside the loop are the iteration's own. Not marked: a loop whose
-/// body starts a reduction (the CPU backend interchanges such a loop with the reduction to
-/// vectorize it, which it cannot do on a parallel loop). A backend decides at run time whether a marked loop has
-/// enough work to wake threads for (plugins/backend_cpu: parallel_work_threshold); the
+/// Local buffers allocated inside the loop are the iteration's own. A loop whose body starts a
+/// reduction (a per-channel sum) is marked too: the CPU backend interchanges it with the
+/// reduction on each thread's share of it. A backend decides at run time whether a marked loop
+/// has enough work to wake threads for (plugins/backend_cpu: parallel_work_threshold); the
 /// reference backend runs it serially.
 #include <algorithm>
 #include <unordered_map>
@@ -21,8 +21,7 @@
 namespace rxt {
 namespace {
 
-/// Every load and store under a loop, the block iterators bound there and the loops that
-/// reductions iterate over.
+/// Every load and store under a loop and the block iterators bound there.
 class AccessCollector : public StmtVisitor {
  public:
   struct Access {
@@ -45,16 +44,12 @@ class AccessCollector : public StmtVisitor {
   void VisitBlock(const BlockNode& node) override {
     for (const IterVar& iter : node.iter_vars) {
       bound[iter.var.get()] = iter.value;
-      if (iter.kind == IterKind::kReduce) {
-        if (const auto* loop = iter.value->As<PrimVarNode>()) reduce_loops.insert(loop);
-      }
     }
     StmtVisitor::VisitBlock(node);
   }
 
   std::vector<Access> loads, stores;
   std::unordered_map<const PrimVarNode*, PrimExpr> bound;  // block iterator -> its value
-  std::unordered_set<const PrimVarNode*> reduce_loops;
   std::unordered_set<const BufferNode*> locals;  // allocated inside: one per iteration
 };
 
@@ -67,26 +62,12 @@ bool IsLoopIndex(const PrimExpr& index, const PrimVarNode* loop, const AccessCol
   return it != body.bound.end() && it->second->As<PrimVarNode>() == loop;
 }
 
-/// The statements a loop's body starts with: itself, or the members of a sequence.
-std::vector<const StmtNode*> Heads(const Stmt& body) {
-  if (const auto* seq = body->As<SeqStmtNode>()) {
-    std::vector<const StmtNode*> heads;
-    for (const Stmt& s : seq->stmts) heads.push_back(s.get());
-    return heads;
-  }
-  return {body.get()};
-}
-
 /// Whether the iterations of |loop| touch disjoint elements of everything they write (but
 /// their own local buffers).
 bool CanRunInParallel(const ForNode& loop) {
   AccessCollector body;
   body.VisitStmt(loop.body);
   if (body.stores.empty()) return false;
-  for (const StmtNode* head : Heads(loop.body)) {
-    const auto* inner = head->As<ForNode>();
-    if (inner != nullptr && body.reduce_loops.count(inner->var.get())) return false;
-  }
   std::vector<const BufferNode*> written;
   for (const auto& store : body.stores) {
     if (!body.locals.count(store.buffer.get()) &&

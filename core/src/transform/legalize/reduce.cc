@@ -12,6 +12,13 @@ namespace {
 using namespace te;
 
 /// What a reduction over some axes of x needs: its input, which axes, the result.
+///
+/// The stages reduce into the result's shape without keepdims' unit dims (StageShape), and a
+/// last stage puts those back: so the loop of the last kept dim directly encloses the reduction
+/// loops (`for c { for n, h, w: s[c] += x[n, c, h, w] }`, not `for c { for 1 { for 1 { ... } } }`),
+/// which ParallelizeLoops then marks and the CPU backend interchanges with the reduction
+/// (batch normalization's gradient takes its statistics with keepdims). The order of each
+/// element's terms is the same either way.
 struct Reduction {
   TensorRef x;
   std::vector<bool> reduced;
@@ -19,9 +26,28 @@ struct Reduction {
   OutputTensor out;
 
   Dims Extents() const { return ReducedDims(x.shape(), reduced); }
-  PrimExpr Load(const Index& i, const Index& r) const { return x(ReductionInputIndex(i, r, reduced, keepdims)); }
+  /// x at stage index |i| (StageShape) and reduction index |r|.
+  PrimExpr Load(const Index& i, const Index& r) const { return x(ReductionInputIndex(i, r, reduced, false)); }
   /// The number of reduced elements, as |dtype|.
   PrimExpr Count(DType dtype) const { return Cast(dtype, ProductOf(Extents())); }
+  Dims StageShape() const { return keepdims ? KeptDims(out.shape) : out.shape; }
+  /// The stage index of the result's index |i|.
+  Index ToStage(const Index& i) const { return keepdims ? KeptDims(i) : i; }
+  /// |stage| (over StageShape) as the result: cast to the result's dtype, keepdims' unit dims back.
+  TensorRef Result(KernelBuilder& kb, const std::string& name, const TensorRef& stage) const {
+    if (!keepdims) return Narrow(kb, name, stage, out.dtype);
+    return kb.Compute(name, out.shape, [&](const Index& i) { return Cast(out.dtype, stage(ToStage(i))); });
+  }
+
+ private:
+  template <typename T>
+  std::vector<T> KeptDims(const std::vector<T>& all) const {
+    std::vector<T> kept;
+    for (size_t d = 0; d < all.size() && d < reduced.size(); ++d) {
+      if (!reduced[d]) kept.push_back(all[d]);
+    }
+    return kept;
+  }
 };
 
 Reduction ReadReduction(KernelCall& k, const CallNode& call, const std::optional<std::vector<int64_t>>& axes) {
@@ -42,10 +68,12 @@ FLegalize Reducer(ReduceKind kind) {
     auto load = [&](const Index& i, const Index& r) { return red.Load(i, r); };
     std::string name = AsOp(call.callee)->name();
     if (kind == ReduceKind::kSum) {
-      TensorRef wide = WideSum(kb, name + "_wide", red.out.shape, red.Extents(), load);
-      return k.Finish(context, {Narrow(kb, name, wide, red.out.dtype)});
+      TensorRef wide = WideSum(kb, name + "_wide", red.StageShape(), red.Extents(), load);
+      return k.Finish(context, {red.Result(kb, name, wide)});
     }
-    return k.Finish(context, {kb.Reduce(name, red.out.shape, red.Extents(), kind, load)});
+    if (!red.keepdims) return k.Finish(context, {kb.Reduce(name, red.out.shape, red.Extents(), kind, load)});
+    TensorRef stage = kb.Reduce(name + "_kept", red.StageShape(), red.Extents(), kind, load);
+    return k.Finish(context, {red.Result(kb, name, stage)});
   };
 }
 
@@ -54,10 +82,10 @@ Expr LegalizeMean(LegalizeContext& context, const CallNode& call) {
   Reduction red = ReadReduction(k, call, infer::OptionalIntListAttr(call, "axis"));
   RequireNumeric(call, red.out.dtype);
   KernelBuilder& kb = k.builder();
-  TensorRef sum = WideSum(kb, "sum", red.out.shape, red.Extents(),
+  TensorRef sum = WideSum(kb, "sum", red.StageShape(), red.Extents(),
                           [&](const Index& i, const Index& r) { return red.Load(i, r); });
   TensorRef mean = kb.Compute("mean", red.out.shape, [&](const Index& i) {
-    return Cast(red.out.dtype, Div(sum(i), red.Count(sum.dtype())));
+    return Cast(red.out.dtype, Div(sum(red.ToStage(i)), red.Count(sum.dtype())));
   });
   return k.Finish(context, {mean});
 }
@@ -69,14 +97,15 @@ Expr LegalizeVariance(LegalizeContext& context, const CallNode& call) {
   KernelBuilder& kb = k.builder();
   DType wide = AccumulationDType(red.out.dtype);
   auto load = [&](const Index& i, const Index& r) { return Cast(wide, red.Load(i, r)); };
-  TensorRef sum = WideSum(kb, "sum", red.out.shape, red.Extents(), load);
-  TensorRef mean = kb.Compute("mean", red.out.shape, [&](const Index& i) { return Div(sum(i), red.Count(wide)); });
-  TensorRef squares = WideSum(kb, "square_sum", red.out.shape, red.Extents(), [&](const Index& i, const Index& r) {
+  Dims stage = red.StageShape();
+  TensorRef sum = WideSum(kb, "sum", stage, red.Extents(), load);
+  TensorRef mean = kb.Compute("mean", stage, [&](const Index& i) { return Div(sum(i), red.Count(wide)); });
+  TensorRef squares = WideSum(kb, "square_sum", stage, red.Extents(), [&](const Index& i, const Index& r) {
     PrimExpr d = load(i, r) - mean(i);
     return d * d;
   });
   TensorRef variance = kb.Compute("variance", red.out.shape, [&](const Index& i) {
-    return Cast(red.out.dtype, Div(squares(i), red.Count(wide)));
+    return Cast(red.out.dtype, Div(squares(red.ToStage(i)), red.Count(wide)));
   });
   return k.Finish(context, {variance});
 }
@@ -93,16 +122,16 @@ Expr LegalizeArgmax(LegalizeContext& context, const CallNode& call) {
     PrimExpr v = red.Load(i, r);
     return v->dtype == DType::kBool ? Cast(DType::kInt8, v) : v;
   };
-  TensorRef max = kb.Reduce("max", red.out.shape, red.Extents(), ReduceKind::kMax, value);
+  TensorRef max = kb.Reduce("max", red.StageShape(), red.Extents(), ReduceKind::kMax, value);
   Dims extents = red.Extents();
   TensorRef position = kb.Reduce(
-      "argmax", red.out.shape, extents, ReduceKind::kMin, [&](const Index& i, const Index& r) {
+      red.keepdims ? "argmax_kept" : "argmax", red.StageShape(), extents, ReduceKind::kMin, [&](const Index& i, const Index& r) {
         PrimExpr v = value(i, r);
         PrimExpr is_max = Eq(v, max(i));
         if (IsFloat(v->dtype)) is_max = Or(is_max, Call("isnan", v));
         return Select(is_max, FlatIndex(r, extents), HighestValue(DType::kInt64));
       });
-  return k.Finish(context, {position});
+  return k.Finish(context, {red.keepdims ? red.Result(kb, "argmax", position) : position});
 }
 
 // Element i of the result sums the x[k] along the axis that the flags select: k <= i, k < i
