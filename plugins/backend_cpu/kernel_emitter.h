@@ -39,6 +39,8 @@ class KernelEmitter {
     enum class Kind : uint8_t { kVar, kBufferData, kBufferStride } kind = Kind::kVar;
     int32_t index = 0;  // the variable or buffer
     int32_t dim = 0;    // kBufferStride
+    int32_t slot = -1;  // its field in the closure, or
+    llvm::Constant* constant = nullptr;  // its value, known when the kernel is compiled
   };
   /// The function being emitted: the kernel itself or a parallel loop's body.
   struct FunctionState {
@@ -76,10 +78,13 @@ class KernelEmitter {
   // loop_codegen.cc
   void Stmt(int32_t stmt);
   void For(int32_t stmt);
-  /// Iterations [begin, end) of the spatial loop |spatial| as |plan| says.
-  void InterchangedFor(const kf::Stmt& spatial, llvm::Value* begin, llvm::Value* end, const ReductionInterchange& plan);
+  /// Iterations [begin, end) of the spatial loop |spatial| as |plan| says; |whole_tiles|: the
+  /// range is a whole number of kReductionTile iterations.
+  void InterchangedFor(const kf::Stmt& spatial, llvm::Value* begin, llvm::Value* end, const ReductionInterchange& plan,
+                       bool whole_tiles = false);
   void ReductionNest(const InterchangePart& part, size_t level, const std::function<void()>& inner);
-  void TiledPart(const kf::Stmt& spatial, llvm::Value* begin, llvm::Value* end, const InterchangePart& part);
+  void TiledPart(const kf::Stmt& spatial, llvm::Value* begin, llvm::Value* end, const InterchangePart& part,
+                 bool whole_tiles);
   /// Iterations of a spatial loop that run together inside a strided reduction's loops.
   static constexpr int64_t kReductionTile = 8;
   /// Emits a loop of |step| from |begin| while below |end|, around what |body| emits for its

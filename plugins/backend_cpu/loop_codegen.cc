@@ -62,14 +62,14 @@ void KernelEmitter::For(int32_t stmt) {
 // The spatial loop |spatial| split into one loop per part of its body (reduction_interchange.h
 // says when that, and running it inside the reduction loops, gives the same results).
 void KernelEmitter::InterchangedFor(const kf::Stmt& spatial, llvm::Value* begin, llvm::Value* end,
-                                    const ReductionInterchange& plan) {
+                                    const ReductionInterchange& plan, bool whole_tiles) {
   for (const InterchangePart& part : plan.parts) {
     if (part.reduction_loops.empty()) {
       Loop(spatial.var, begin, end, LoopMetadata(spatial), [&] { Stmt(part.block); });
     } else if (part.contiguous) {
       ReductionNest(part, 0, [&] { Loop(spatial.var, begin, end, LoopMetadata(spatial), [&] { Stmt(part.block); }); });
     } else if (!IsUnsigned(kernel_.vars[spatial.var].dtype)) {
-      TiledPart(spatial, begin, end, part);
+      TiledPart(spatial, begin, end, part, whole_tiles);
     } else {
       Loop(spatial.var, begin, end, LoopMetadata(spatial), [&] { Stmt(part.stmt); });  // as written
     }
@@ -87,14 +87,19 @@ void KernelEmitter::ReductionNest(const InterchangePart& part, size_t level, con
 }
 
 // Tiles of kReductionTile iterations of the spatial loop run inside the reduction loops
-// (unrolled: that many independent accumulation chains), then the remaining iterations as written.
-void KernelEmitter::TiledPart(const kf::Stmt& spatial, llvm::Value* begin, llvm::Value* end, const InterchangePart& part) {
+// (unrolled: that many independent accumulation chains), then the remaining iterations as
+// written — none when the caller knows [begin, end) to be whole tiles (and then no code for them:
+// a reduction nest LLVM would otherwise compile for nothing).
+void KernelEmitter::TiledPart(const kf::Stmt& spatial, llvm::Value* begin, llvm::Value* end, const InterchangePart& part,
+                              bool whole_tiles) {
   constexpr int64_t kTile = kReductionTile;
   llvm::Type* type = end->getType();
   llvm::Value* count = b_.CreateSub(end, begin);
-  llvm::Value* tiled_end = b_.CreateSelect(
-      b_.CreateICmpSGT(count, llvm::ConstantInt::get(type, 0)),
-      b_.CreateSub(end, b_.CreateSRem(count, llvm::ConstantInt::get(type, kTile))), begin, "tiled_end");
+  llvm::Value* tiled_end =
+      whole_tiles ? end
+                  : b_.CreateSelect(b_.CreateICmpSGT(count, llvm::ConstantInt::get(type, 0)),
+                                    b_.CreateSub(end, b_.CreateSRem(count, llvm::ConstantInt::get(type, kTile))), begin,
+                                    "tiled_end");
   const std::string& name = kernel_.vars[spatial.var].name;
   CountedLoop(name + ".tile", false, begin, tiled_end, kTile, LoopMetadata(spatial), [&](llvm::Value* base) {
     ReductionNest(part, 0, [&] {
@@ -106,7 +111,7 @@ void KernelEmitter::TiledPart(const kf::Stmt& spatial, llvm::Value* begin, llvm:
       env_.vars[spatial.var] = nullptr;
     });
   });
-  Loop(spatial.var, tiled_end, end, LoopMetadata(spatial), [&] { Stmt(part.stmt); });
+  if (!whole_tiles) Loop(spatial.var, tiled_end, end, LoopMetadata(spatial), [&] { Stmt(part.stmt); });
 }
 
 void KernelEmitter::Loop(int32_t loop_var, llvm::Value* begin, llvm::Value* end, llvm::MDNode* metadata,
@@ -158,7 +163,7 @@ llvm::MDNode* KernelEmitter::LoopMetadata(const kf::Stmt& s) {
 // ---- Parallel loops.
 //
 // The loop's body becomes `i32 body(ptr closure, i64 begin, i64 end)`; the closure holds every
-// value in scope (variables, buffer pointers and strides). The loop then calls
+// value in scope (variables, buffer pointers and strides) but constants. The loop then calls
 // runtime->parallel_for(pool, extent, body, closure) when it is worth waking threads, or
 // body(closure, 0, extent) on this thread.
 
@@ -167,7 +172,16 @@ void KernelEmitter::ParallelFor(int32_t stmt, llvm::Value* extent) {
   std::vector<Capture> captures;
   std::vector<llvm::Type*> types;
   std::vector<llvm::Value*> values;
+  // Constants (static dims and strides, the innermost stride 1) go to the body as they are: read
+  // from the closure, LLVM would not know them there, and would version loops on whether a
+  // stride is 1, compiling every loop twice.
   auto capture = [&](Capture c, llvm::Value* v) {
+    if (auto* constant = llvm::dyn_cast<llvm::Constant>(v)) {
+      c.constant = constant;
+      captures.push_back(c);
+      return;
+    }
+    c.slot = static_cast<int32_t>(types.size());
     captures.push_back(c);
     types.push_back(v->getType());
     values.push_back(v);
@@ -263,9 +277,10 @@ llvm::Function* KernelEmitter::EmitParallelBody(int32_t stmt, llvm::StructType* 
   env_ = Env{std::vector<llvm::Value*>(kernel_.vars.size(), nullptr), std::vector<BufferView>(kernel_.buffers.size())};
   ClearExprCache();
   b_.SetInsertPoint(llvm::BasicBlock::Create(context_, "entry", f));
-  for (size_t i = 0; i < captures.size(); ++i) {
-    llvm::Value* v = b_.CreateLoad(closure_type->getElementType(i), b_.CreateStructGEP(closure_type, f->getArg(0), i));
-    const Capture& c = captures[i];
+  for (const Capture& c : captures) {
+    llvm::Value* v = c.constant != nullptr ? static_cast<llvm::Value*>(c.constant)
+                                           : b_.CreateLoad(closure_type->getElementType(c.slot),
+                                                           b_.CreateStructGEP(closure_type, f->getArg(0), c.slot));
     switch (c.kind) {
       case Capture::Kind::kVar: env_.vars[c.index] = v; break;
       case Capture::Kind::kBufferData: env_.buffers[c.index].data = v; break;
@@ -280,7 +295,10 @@ llvm::Function* KernelEmitter::EmitParallelBody(int32_t stmt, llvm::StructType* 
   llvm::Type* var_type = RegisterType(context_, kernel_.vars[s.var].dtype);
   llvm::Value* begin = f->getArg(1);
   llvm::Value* end = f->getArg(2);
+  bool whole_tiles = false;  // every share a whole number of units
   if (grain > 1) {
+    const kf::Expr& e = kernel_.exprs[s.extent];
+    whole_tiles = e.kind == kf::ExprKind::kIntImm && e.int_value % grain == 0;
     // Units of |grain| iterations: [begin * grain, min(end * grain, extent)).
     llvm::Value* extent = scalar_.ToInt64(kernel_.vars[s.var].dtype, Expr(s.extent));
     begin = b_.CreateMul(begin, b_.getInt64(grain));
@@ -290,7 +308,7 @@ llvm::Function* KernelEmitter::EmitParallelBody(int32_t stmt, llvm::StructType* 
   begin = b_.CreateTrunc(begin, var_type);
   end = b_.CreateTrunc(end, var_type);
   if (plan) {
-    InterchangedFor(s, begin, end, *plan);
+    InterchangedFor(s, begin, end, *plan, whole_tiles);
   } else {
     // Where the iterations provably touch disjoint memory (disjoint_iterations.h), the loop
     // says so: LLVM then vectorizes it without run-time overlap checks, which an output written
