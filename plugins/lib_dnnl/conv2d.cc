@@ -193,7 +193,7 @@ void Conv2dImpl(void* const* args, int num_args, bool has_bias, bool has_pool) {
   if (out.size() == 0) return;
   if (data.size() == 0 || weight.size() == 0) throw ArgumentError(std::string(name) + ": empty data or weight");
   if (!has_pool && SmallMapConv::Applies(data.shape, weight.shape, w)) {
-    SmallMapConv::Of(data.shape, weight.shape, w).Forward(data.data, weight.data, bias, relu == 1, out.data);
+    SmallMapConv::Of(data.shape, weight.shape, w).Forward(data.data, weight.data, bias, relu == 1, out.data, weights_id);
     return;
   }
   if (!has_pool && SingleChannelConv::Applies(data.shape, weight.shape, w)) {

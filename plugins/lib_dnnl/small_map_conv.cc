@@ -1,7 +1,12 @@
 #include "small_map_conv.h"
 
 #include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
 
+#include "constant_weights.h"
 #include "dnnl_context.h"
 #include "gemm.h"
 #include "host_threads.h"
@@ -30,6 +35,41 @@ std::vector<bool> LiveAlongAxis(int64_t in, int64_t out, int64_t kernel, int64_t
 constexpr int64_t kSerialValues = int64_t{1} << 16;
 
 float* Scratch(int slot, int64_t floats) { return static_cast<float*>(ScratchBuffer(slot, floats * sizeof(float))); }
+
+/// The weights of some taps of constant weights, as (O, C x taps) matrices, kept by content id
+/// and taps for the life of the process (at most kMaxConstantWeightBytes; past that it starts over).
+class PixelWeightCache {
+ public:
+  using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, std::vector<int64_t>>;  // id, O, C, kernel, taps
+
+  std::shared_ptr<const std::vector<float>> Get(const Key& key, const std::function<std::vector<float>()>& gather) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = entries_.find(key);
+      if (it != entries_.end()) return it->second;
+    }
+    auto gathered = std::make_shared<const std::vector<float>>(gather());
+    std::lock_guard<std::mutex> lock(mutex_);
+    size_t bytes = gathered->size() * sizeof(float);
+    if (bytes_ + bytes > kMaxConstantWeightBytes) {
+      entries_.clear();
+      bytes_ = 0;
+    }
+    auto [it, inserted] = entries_.emplace(key, gathered);
+    if (inserted) bytes_ += bytes;
+    return it->second;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<Key, std::shared_ptr<const std::vector<float>>> entries_;
+  size_t bytes_ = 0;
+};
+
+PixelWeightCache& PixelWeights() {
+  static PixelWeightCache* cache = new PixelWeightCache();
+  return *cache;
+}
 
 }  // namespace
 
@@ -155,7 +195,70 @@ const float* SmallMapConv::PixelRows(const float* dz, float* scratch) const {
   return scratch;
 }
 
-void SmallMapConv::Forward(const float* data, const float* weight, const float* bias, bool relu, float* out) const {
+std::vector<int64_t> SmallMapConv::PixelTaps(int64_t p) const {
+  std::vector<int64_t> own;
+  for (int64_t t = 0; t < live(); ++t) {
+    if (reads[p * live() + t] >= 0) own.push_back(t);
+  }
+  return own;
+}
+
+void SmallMapConv::ForwardPerPixel(const float* data, const float* weight, int64_t weights_id, const float* bias,
+                                   bool relu, float* out) const {
+  const int64_t p_count = pixels(), plane = height * width, kernel = kernel_h * kernel_w;
+  float* y = Scratch(kRowsSlot, p_count * images * filters);
+  for (int64_t p = 0; p < p_count; ++p) {
+    std::vector<int64_t> own = PixelTaps(p);
+    const int64_t t_count = static_cast<int64_t>(own.size()), k = channels * t_count;
+    float* rows = y + p * images * filters;
+    if (t_count == 0) {  // every tap in padding: the bias alone
+      for (int64_t n = 0; n < images; ++n) {
+        for (int64_t o = 0; o < filters; ++o) rows[n * filters + o] = bias != nullptr ? bias[o] : 0.0f;
+      }
+    } else {
+      std::vector<int64_t> kernel_taps;
+      for (int64_t t : own) kernel_taps.push_back(taps[t]);
+      std::shared_ptr<const std::vector<float>> w = PixelWeights().Get(
+          {weights_id, filters, channels, kernel, kernel_taps}, [&] {
+            std::vector<float> gathered(static_cast<size_t>(filters * k));
+            float* dst = gathered.data();
+            for (int64_t oc = 0; oc < filters * channels; ++oc) {
+              for (int64_t tap : kernel_taps) *dst++ = weight[oc * kernel + tap];
+            }
+            return gathered;
+          });
+      // cols (N, C x own taps): what this pixel reads of each image.
+      float* cols = Scratch(kColsSlot, images * k);
+      const int64_t* offsets = reads.data() + p * live();
+      ForImages([&](int64_t first, int64_t end) {
+        for (int64_t n = first; n < end; ++n) {
+          const float* image = data + n * channels * plane;
+          float* dst = cols + n * k;
+          for (int64_t c = 0; c < channels; ++c) {
+            for (int64_t j = 0; j < t_count; ++j) dst[c * t_count + j] = image[c * plane + offsets[own[j]]];
+          }
+        }
+      });
+      RunGemm(Gemm{false, true, images, filters, k, cols, k, w->data(), k, rows, bias, false});
+    }
+  }
+  for (int64_t n = 0; n < images; ++n) {
+    for (int64_t o = 0; o < filters; ++o) {
+      for (int64_t p = 0; p < p_count; ++p) {
+        float v = y[(p * images + n) * filters + o];
+        out[(n * filters + o) * p_count + p] = relu ? std::max(v, 0.0f) : v;
+      }
+    }
+  }
+}
+
+void SmallMapConv::Forward(const float* data, const float* weight, const float* bias, bool relu, float* out,
+                           int64_t weights_id) const {
+  if (weights_id != 0 && pixels() > 1) {
+    bool fewer = false;
+    for (int64_t p = 0; p < pixels() && !fewer; ++p) fewer = static_cast<int64_t>(PixelTaps(p).size()) < live();
+    if (fewer) return ForwardPerPixel(data, weight, weights_id, bias, relu, out);
+  }
   int64_t rows = images * pixels(), k = channels * live();
   float* cols = Scratch(kColsSlot, rows * k);
   Unfold(data, cols);

@@ -255,6 +255,44 @@ TEST(DnnlConv2dWeightsId, ReordersOncePerId) {
   EXPECT_NE(CallError("dnnl.conv2d", args).find("weights_id is -1, expected >= 0"), std::string::npos);
 }
 
+// On maps of a few pixels whose pixels read different taps (3x3 kernels with padding 1 on 2x2
+// maps: 4 taps each; stride 2 from 4x4: 4, 6, 6 and 9), constant weights take one GEMM per
+// pixel over its own taps (plugins/lib_dnnl/small_map_conv.h), with the weights gathered once
+// per id: equal to the loops, with bias and ReLU, on the second call (kept weights) too, and
+// another id computes with its own weights.
+TEST(DnnlConv2dWeightsId, SmallMapsComputeEachPixelOverItsOwnTaps) {
+  struct Case {
+    std::vector<int64_t> x, w;
+    int64_t stride;
+  };
+  for (const Case& c : {Case{{3, 8, 2, 2}, {5, 8, 3, 3}, 1}, Case{{4, 6, 4, 4}, {7, 6, 3, 3}, 2}}) {
+    SCOPED_TRACE(c.stride);
+    std::mt19937 rng(5);
+    Tensor x = RandomTensor(c.x, rng), w1 = RandomTensor(c.w, rng), w2 = RandomTensor(c.w, rng);
+    Tensor bias = RandomTensor({c.w[0]}, rng);
+    const int64_t stride[2] = {c.stride, c.stride}, pad[4] = {1, 1, 1, 1}, dilation[2] = {1, 1};
+    std::vector<int64_t> out_shape = {c.x[0], c.w[0], 2, 2};
+    auto run = [&](const Tensor& w, int64_t id) {
+      Tensor out = Tensor::Empty(out_shape, DType::kFloat32);
+      std::vector<Tensor> args = {x, w, bias};
+      for (int64_t v : {c.stride, c.stride, int64_t{1}, int64_t{1}, int64_t{1}, int64_t{1}, int64_t{1}, int64_t{1},
+                        int64_t{1}, int64_t{1}, id}) {
+        args.push_back(Int(v));
+      }
+      args.push_back(out);
+      Call("dnnl.conv2d_bias", args);
+      return out;
+    };
+    std::vector<float> with_w1 = ReferenceConv(x, w1, bias.data_as<float>(), stride, pad, dilation, 1, true, out_shape);
+    std::vector<float> with_w2 = ReferenceConv(x, w2, bias.data_as<float>(), stride, pad, dilation, 1, true, out_shape);
+    const int64_t id = 777000 + c.stride;
+    ExpectClose(run(w1, id), with_w1);
+    ExpectClose(run(w1, id), with_w1);
+    ExpectClose(run(w2, id + 10), with_w2);
+    ExpectClose(run(w2, 0), with_w2);
+  }
+}
+
 // softmax along |axis| in double: exp(x - max) / sum.
 std::vector<float> ReferenceSoftmax(const Tensor& x, int axis) {
   int64_t outer = 1, n = x.shape()[axis], inner = 1;
