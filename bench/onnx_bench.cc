@@ -209,8 +209,11 @@ int Main(int argc, char** argv) {
       run.vm->Invoke("backbone", {Value(x)});
       std::fprintf(stderr, "%s", run.vm->GetProfile().Format().c_str());
     }
+    std::ostringstream times;
+    for (size_t i = 0; i < step_ms.size(); ++i) times << (i ? ", " : "") << step_ms[i];
     std::printf("RESULT {\"impl\": \"rxt\", \"mode\": \"infer-bound\", \"threads\": %d, \"compile_s\": %.4f, "
-                "\"step_ms_median\": %.4f, \"peak_rss_mb\": %.1f}\n", o.threads, compile_s, Median(step_ms), PeakRssMb());
+                "\"step_ms_median\": %.4f, \"step_ms\": [%s], \"peak_rss_mb\": %.1f}\n", o.threads, compile_s,
+                Median(step_ms), times.str().c_str(), PeakRssMb());
     return 0;
   }
   auto t0 = Clock::now();

@@ -255,11 +255,11 @@ TEST(DnnlConv2dWeightsId, ReordersOncePerId) {
   EXPECT_NE(CallError("dnnl.conv2d", args).find("weights_id is -1, expected >= 0"), std::string::npos);
 }
 
-// On maps of a few pixels whose pixels read different taps (3x3 kernels with padding 1 on 2x2
-// maps: 4 taps each; stride 2 from 4x4: 4, 6, 6 and 9), constant weights take one GEMM per
-// pixel over its own taps (plugins/lib_dnnl/small_map_conv.h), with the weights gathered once
-// per id: equal to the loops, with bias and ReLU, on the second call (kept weights) too, and
-// another id computes with its own weights.
+// On maps of a few pixels whose pixels read fewer than half the taps (3x3 kernels with padding
+// 1 on 2x2 maps: 4 of 9 each), constant weights take one GEMM per pixel over its own taps
+// (plugins/lib_dnnl/small_map_conv.h), with the weights gathered once per id: equal to the
+// loops, with bias and ReLU, on the second call (kept weights) too, and another id computes with
+// its own weights. Stride 2 from 4x4 (4, 6, 6 and 9 taps) stays on the one GEMM over all taps.
 TEST(DnnlConv2dWeightsId, SmallMapsComputeEachPixelOverItsOwnTaps) {
   struct Case {
     std::vector<int64_t> x, w;
