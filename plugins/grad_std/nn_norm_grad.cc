@@ -54,8 +54,10 @@ void BatchNormGrad(Rule& r) {
   Normalized n;
   Expr dx;
   if (r.Bool("training")) {
+    // Every attribute of the forward op (momentum and the running variance's kind too, though
+    // only xhat is used): the same kernel as the forward's, so compiled once.
     Expr unit = r.Op("nn.batch_norm", {x, r.Op("ones_like", {gamma}), r.Op("zeros_like", {gamma}), r.arg(3), r.arg(4)},
-                     CopyAttrs(r, {"axis", "epsilon"}) + ", training=true");
+                     CopyAttrs(r, {"axis", "epsilon", "momentum", "unbiased_running_var"}) + ", training=true");
     n = BatchStatistics(r, x, others, epsilon, r.Item(unit, 0));
     dx = NormalizedDataGrad(r, n, Mul(r, dy, gamma_b), others);
   } else {
