@@ -44,6 +44,8 @@ packages=(
   libonnx-testdata      # ONNX's backend test cases: the conformance test (tests/importers/onnx)
   python3-onnx          # reading the test cases' tensors, exporting fixtures (/usr/bin/python3)
   python3-torchvision   # the torchvision models the ONNX fixtures are exported from
+  # --- Python and PyTorch (issue 15)
+  python3-pytest        # the Python package's tests (tests/abi/python)
 )
 
 # shellcheck source=apt_install.sh

@@ -1,0 +1,13 @@
+"""rxt from Python, through librxt's C ABI (rxt.h) with ctypes: no compiled extension.
+
+The package finds librxt next to itself, in an installation's lib directory, or at RXT_LIBRARY.
+Tensors cross by DLPack without copies (rxt.Tensor.from_dlpack, np.from_dlpack(t),
+torch.from_dlpack(t)); a failed call raises rxt.Error with rxt's message. docs/python.md."""
+from ._lib import Error, lib as _lib_handle
+from .module import Module
+from .tensor import Tensor
+
+__version__ = _lib_handle.rxt_version().decode()
+abi_version = _lib_handle.rxt_abi_version()
+
+__all__ = ["Error", "Module", "Tensor", "__version__", "abi_version"]

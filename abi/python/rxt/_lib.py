@@ -1,0 +1,97 @@
+"""librxt through ctypes: finding the library, declaring the C functions used, and turning a
+failed call's status into rxt.Error. Nothing here links the C++ core: only the C ABI of rxt.h."""
+import ctypes
+import os
+import pathlib
+
+_NAMES = ("librxt.so.2", "librxt.so")
+
+
+def _candidates():
+    env = os.environ.get("RXT_LIBRARY")
+    if env:
+        yield pathlib.Path(env)
+        return
+    here = pathlib.Path(__file__).resolve().parent
+    for directory in (here, here.parent, here.parent / "lib"):
+        for name in _NAMES:
+            yield directory / name
+    # An installation: <prefix>/lib/python3/dist-packages/rxt -> <prefix>/lib.
+    for parent in here.parents:
+        for name in _NAMES:
+            yield parent / name
+            yield parent / "lib" / name
+    for name in _NAMES:
+        yield pathlib.Path(name)  # the dynamic loader's own search path
+
+
+def _load():
+    tried = []
+    for path in _candidates():
+        if path.is_absolute() and not path.exists():
+            tried.append(str(path))
+            continue
+        try:
+            return ctypes.CDLL(str(path))
+        except OSError as e:
+            tried.append(f"{path} ({e})")
+    raise ImportError("rxt: librxt not found; set RXT_LIBRARY to its path. Tried: " + "; ".join(tried[:6]))
+
+
+lib = _load()
+
+# Opaque handles and the status.
+status_t = ctypes.c_void_p
+module_p = ctypes.c_void_p
+
+
+def _declare(name, restype, *argtypes):
+    f = getattr(lib, name)
+    f.restype = restype
+    f.argtypes = list(argtypes)
+    return f
+
+
+_declare("rxt_version", ctypes.c_char_p)
+_declare("rxt_abi_version", ctypes.c_uint32)
+_declare("rxt_status_code", ctypes.c_int, status_t)
+_declare("rxt_status_message", ctypes.c_char_p, status_t)
+_declare("rxt_status_free", None, status_t)
+_declare("rxt_code_name", ctypes.c_char_p, ctypes.c_int)
+_declare("rxt_string_free", None, ctypes.c_void_p)
+_declare("rxt_module_parse", status_t, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.POINTER(module_p))
+_declare("rxt_module_print", status_t, module_p, ctypes.POINTER(ctypes.c_void_p))
+_declare("rxt_module_verify", status_t, module_p)
+_declare("rxt_module_release", None, module_p)
+_declare("rxt_module_retain", module_p, module_p)
+
+
+class Error(Exception):
+    """A failed rxt call: |code| is the rxt_code_t name ("invalid argument", "not found", ...) and
+    the message is rxt's own (it names the file:line:col, op or argument)."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+
+
+def check(status):
+    """Raises Error for a failed status (and frees it); returns None for success."""
+    if not status:
+        return
+    try:
+        code = lib.rxt_status_code(status)
+        message = lib.rxt_status_message(status).decode("utf-8", "replace")
+        name = lib.rxt_code_name(code).decode()
+    finally:
+        lib.rxt_status_free(status)
+    raise Error(name, message)
+
+
+def take_string(pointer):
+    """The text of a char* rxt returned, freed with rxt_string_free."""
+    try:
+        return ctypes.string_at(pointer.value).decode("utf-8")
+    finally:
+        lib.rxt_string_free(pointer)
+
