@@ -4,6 +4,8 @@ import ctypes
 import os
 import pathlib
 
+from . import _dlpack
+
 _NAMES = ("librxt.so.2", "librxt.so")
 
 
@@ -95,3 +97,72 @@ def take_string(pointer):
     finally:
         lib.rxt_string_free(pointer)
 
+
+# ---- Passes and trainers (rxt.h) ----------------------------------------------------------
+
+
+class PassOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_size_t), ("opt_level", ctypes.c_int32), ("verify_each", ctypes.c_int32),
+                ("disabled", ctypes.POINTER(ctypes.c_char_p)), ("num_disabled", ctypes.c_size_t),
+                ("config_keys", ctypes.POINTER(ctypes.c_char_p)), ("config_values", ctypes.POINTER(ctypes.c_char_p)),
+                ("num_config", ctypes.c_size_t)]
+
+
+class TrainerOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_size_t), ("backend", ctypes.c_char_p), ("loss", ctypes.c_char_p),
+                ("loss_options", ctypes.c_char_p), ("optimizer", ctypes.c_char_p),
+                ("optimizer_options", ctypes.c_char_p), ("opt_level", ctypes.c_int32), ("libraries", ctypes.c_char_p),
+                ("context", ctypes.c_void_p)]
+
+
+trainer_p = ctypes.c_void_p
+managed_pp = ctypes.POINTER(ctypes.POINTER(_dlpack.ManagedTensor))
+
+_declare("rxt_pass_options_init", None, ctypes.POINTER(PassOptions))
+_declare("rxt_module_run_passes", status_t, module_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t,
+         ctypes.POINTER(PassOptions), ctypes.POINTER(module_p))
+_declare("rxt_trainer_options_init", None, ctypes.POINTER(TrainerOptions))
+_declare("rxt_trainer_create", status_t, module_p, ctypes.POINTER(TrainerOptions), ctypes.POINTER(trainer_p))
+_declare("rxt_trainer_release", None, trainer_p)
+_declare("rxt_trainer_count", status_t, trainer_p, ctypes.c_int, ctypes.POINTER(ctypes.c_size_t))
+_declare("rxt_trainer_name", status_t, trainer_p, ctypes.c_int, ctypes.c_size_t, ctypes.POINTER(ctypes.c_void_p))
+_declare("rxt_trainer_num_outputs", status_t, trainer_p, ctypes.POINTER(ctypes.c_size_t))
+_declare("rxt_trainer_get_by_name", status_t, trainer_p, ctypes.c_int, ctypes.c_char_p, managed_pp)
+_declare("rxt_trainer_set_by_name", status_t, trainer_p, ctypes.c_int, ctypes.c_char_p,
+         ctypes.POINTER(_dlpack.ManagedTensor))
+_declare("rxt_trainer_init_xavier_uniform", status_t, trainer_p, ctypes.c_uint64)
+_declare("rxt_trainer_init_zero", status_t, trainer_p, ctypes.c_int)
+_declare("rxt_trainer_predict", status_t, trainer_p, managed_pp, ctypes.c_size_t, managed_pp, ctypes.c_size_t,
+         ctypes.POINTER(ctypes.c_size_t))
+_declare("rxt_trainer_update", status_t, trainer_p, managed_pp, ctypes.c_size_t, managed_pp, ctypes.c_size_t,
+         ctypes.POINTER(ctypes.c_double))
+_declare("rxt_trainer_evaluate", status_t, trainer_p, managed_pp, ctypes.c_size_t, managed_pp, ctypes.c_size_t,
+         ctypes.POINTER(ctypes.c_double))
+_declare("rxt_trainer_learning_rate", status_t, trainer_p, ctypes.POINTER(ctypes.c_double))
+_declare("rxt_trainer_set_learning_rate", status_t, trainer_p, ctypes.c_double)
+_declare("rxt_trainer_set_schedule", status_t, trainer_p, ctypes.c_char_p, ctypes.c_double)
+_declare("rxt_trainer_save_checkpoint", status_t, trainer_p, ctypes.c_char_p)
+_declare("rxt_trainer_load_checkpoint", status_t, trainer_p, ctypes.c_char_p)
+_declare("rxt_trainer_profile_step", status_t, trainer_p, managed_pp, ctypes.c_size_t, managed_pp, ctypes.c_size_t,
+         ctypes.POINTER(ctypes.c_void_p))
+
+INPUTS, TARGETS, PARAMS, STATES, OPTIMIZER_STATE = range(5)
+
+
+def strings(values):
+    """A C array of char* for |values| (the bytes objects must outlive it: returned too)."""
+    encoded = [v.encode() for v in values]
+    return (ctypes.c_char_p * max(len(encoded), 1))(*encoded), encoded
+
+_declare("rxt_plugins_load_search_path", status_t)
+_declare("rxt_plugin_load", status_t, ctypes.c_char_p)
+
+_search_path_loaded = False
+
+
+def load_search_path():
+    """Loads the plugins of the search path (RXT_PLUGIN_PATH, then the installation's) once."""
+    global _search_path_loaded
+    if not _search_path_loaded:
+        check(lib.rxt_plugins_load_search_path())
+        _search_path_loaded = True

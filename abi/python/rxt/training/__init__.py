@@ -1,0 +1,6 @@
+"""The seed's training API (relax.training): losses, optimizers, SetupTrainer and Trainer."""
+from . import loss, optimizer
+from .setup_trainer import SetupTrainer
+from .trainer import Trainer
+
+__all__ = ["loss", "optimizer", "SetupTrainer", "Trainer"]

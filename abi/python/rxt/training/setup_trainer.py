@@ -1,0 +1,36 @@
+"""SetupTrainer: the seed's pass turning a backbone module (@backbone, param_num, state_num) into
+a trainer module, with a loss and an optimizer of the loaded plugins."""
+import ctypes
+
+from .. import _lib
+from ..module import Module
+
+
+class SetupTrainer:
+    def __init__(self, loss, optimizer, loss_args=None, legalize=True):
+        """|loss| (training.loss) and |optimizer| (training.optimizer). |loss_args|, the seed's
+        struct info of the backbone's output and of the targets, is accepted for its code: rxt
+        reads both from the backbone and the loss."""
+        self.loss = loss
+        self.optimizer = optimizer
+        self.loss_args = loss_args
+        self.legalize = legalize
+
+    def __call__(self, module):
+        """The trainer module of backbone |module| (a new module; |module| is unchanged)."""
+        config = {"SetupTrainer.loss": self.loss.name, "SetupTrainer.optimizer": self.optimizer.name,
+                  "SetupTrainer.legalize": "true" if self.legalize else "false"}
+        if self.loss.options_text():
+            config["SetupTrainer.loss_options"] = '"' + self.loss.options_text().replace('"', '\\"') + '"'
+        if self.optimizer.options_text():
+            config["SetupTrainer.optimizer_options"] = '"' + self.optimizer.options_text().replace('"', '\\"') + '"'
+        keys, keep_keys = _lib.strings(list(config))
+        values, keep_values = _lib.strings(list(config.values()))
+        options = _lib.PassOptions()
+        _lib.lib.rxt_pass_options_init(ctypes.byref(options))
+        options.config_keys, options.config_values, options.num_config = keys, values, len(config)
+        _lib.load_search_path()
+        names, keep_names = _lib.strings(["SetupTrainer"])
+        out = _lib.module_p()
+        _lib.check(_lib.lib.rxt_module_run_passes(module.handle, names, 1, ctypes.byref(options), ctypes.byref(out)))
+        return Module(out)

@@ -1,0 +1,210 @@
+"""Trainer: the seed's runtime component. It builds the training step of a backbone (or of a
+trainer module SetupTrainer made) once and keeps parameters, model states and optimizer state
+resident; update_params runs forward pass, loss, gradients and the optimizer's update in one call.
+Arrays go in by DLPack without copies (NumPy, torch, rxt.Tensor); results come back as rxt.Tensor."""
+import ctypes
+
+from .. import _dlpack, _lib
+from ..tensor import Tensor
+
+
+def _as_tensor(x):
+    if isinstance(x, Tensor):
+        return x
+    if hasattr(x, "__dlpack__"):
+        try:
+            return Tensor.from_dlpack(x)
+        except (BufferError, TypeError, ValueError):
+            pass
+    import numpy as np  # lists, scalars, non-contiguous or non-DLPack arrays
+    return Tensor.from_dlpack(np.ascontiguousarray(np.asarray(x)))
+
+
+def _managed_array(tensors):
+    return (ctypes.POINTER(_dlpack.ManagedTensor) * max(len(tensors), 1))(*[t.managed for t in tensors])
+
+
+class Trainer:
+    def __init__(self, backbone, param_num=None, setup_trainer=None, backend=None, libraries=None):
+        """|backbone|: an rxt.Module with @backbone and the attributes param_num and state_num (or
+        a trainer module); |param_num| is checked against the module's when given;
+        |setup_trainer| gives the loss and the optimizer. build() compiles it."""
+        self.backbone = backbone
+        self.param_num = param_num
+        self.setup_trainer = setup_trainer
+        self.backend = backend
+        self.libraries = libraries
+        self._handle = None
+
+    def build(self, target="llvm", device=None, backend=None):
+        """Compiles the step. |target| "llvm" is rxt's cpu backend (the seed's spelling);
+        "reference" the interpreter; |backend| names one directly."""
+        backend = backend or self.backend or {"llvm": "cpu", "cpu": "cpu"}.get(target, target)
+        options = _lib.TrainerOptions()
+        _lib.lib.rxt_trainer_options_init(ctypes.byref(options))
+        keep = []
+
+        def text(value):
+            keep.append(value.encode())
+            return keep[-1]
+
+        options.backend = text(backend)
+        if self.setup_trainer is not None:
+            options.loss = text(self.setup_trainer.loss.name)
+            options.optimizer = text(self.setup_trainer.optimizer.name)
+            if self.setup_trainer.loss.options_text():
+                options.loss_options = text(self.setup_trainer.loss.options_text())
+            if self.setup_trainer.optimizer.options_text():
+                options.optimizer_options = text(self.setup_trainer.optimizer.options_text())
+        if self.libraries is not None:
+            options.libraries = text(self.libraries)
+        handle = _lib.trainer_p()
+        _lib.check(_lib.lib.rxt_trainer_create(self.backbone.handle, ctypes.byref(options), ctypes.byref(handle)))
+        self._release()
+        self._handle = handle
+        if self.param_num is not None and self.param_num != len(self._names(_lib.PARAMS)):
+            raise ValueError(f"rxt: param_num is {self.param_num} but the module has "
+                             f"{len(self._names(_lib.PARAMS))} parameters")
+        return self
+
+    # ---- what the trainer holds
+
+    def _built(self):
+        if self._handle is None:
+            raise RuntimeError("rxt: the trainer is not built: call build() first")
+        return self._handle
+
+    def _names(self, kind):
+        count = ctypes.c_size_t()
+        _lib.check(_lib.lib.rxt_trainer_count(self._built(), kind, ctypes.byref(count)))
+        names = []
+        for i in range(count.value):
+            name = ctypes.c_void_p()
+            _lib.check(_lib.lib.rxt_trainer_name(self._built(), kind, i, ctypes.byref(name)))
+            names.append(_lib.take_string(name))
+        return names
+
+    @property
+    def param_names(self):
+        return self._names(_lib.PARAMS)
+
+    @property
+    def state_names(self):
+        return self._names(_lib.STATES)
+
+    def _get(self, kind):
+        out = {}
+        for name in self._names(kind):
+            managed = ctypes.POINTER(_dlpack.ManagedTensor)()
+            _lib.check(_lib.lib.rxt_trainer_get_by_name(self._built(), kind, name.encode(), ctypes.byref(managed)))
+            out[name] = Tensor(managed)
+        return out
+
+    def _set(self, kind, values):
+        for name, value in values.items():
+            t = _as_tensor(value)
+            _lib.check(_lib.lib.rxt_trainer_set_by_name(self._built(), kind, name.encode(), t.managed))
+
+    def export_params(self):
+        """{name: rxt.Tensor} copies of the parameters (np.from_dlpack / torch.from_dlpack read them)."""
+        return self._get(_lib.PARAMS)
+
+    def load_params(self, params):
+        """Sets parameters by name from arrays (copied in); rxt.Error naming a wrong name, shape or dtype."""
+        self._set(_lib.PARAMS, params)
+
+    def export_states(self):
+        return self._get(_lib.STATES)
+
+    def load_states(self, states):
+        self._set(_lib.STATES, states)
+
+    def xavier_uniform_init_params(self, seed=0):
+        """Xavier (Glorot) uniform weights and zero biases; zero states and optimizer state."""
+        _lib.check(_lib.lib.rxt_trainer_init_xavier_uniform(self._built(), int(seed)))
+
+    # The seed's spelling.
+    xaiver_uniform_init_params = xavier_uniform_init_params
+
+    def zero_init_params(self):
+        _lib.check(_lib.lib.rxt_trainer_init_zero(self._built(), _lib.PARAMS))
+
+    # ---- running it
+
+    def _split(self, args):
+        num_inputs = len(self._names(_lib.INPUTS))
+        tensors = [_as_tensor(a) for a in args]
+        return tensors[:num_inputs], tensors[num_inputs:]
+
+    def update_params(self, *args):
+        """One training step on the inputs then the targets; the loss before the update (an
+        rxt.Tensor holding one float32, .numpy() as in the seed)."""
+        inputs, targets = self._split(args)
+        loss = ctypes.c_double()
+        _lib.check(_lib.lib.rxt_trainer_update(self._built(), _managed_array(inputs), len(inputs),
+                                               _managed_array(targets), len(targets), ctypes.byref(loss)))
+        return _scalar(loss.value)
+
+    update = update_params
+
+    def evaluate(self, *args):
+        """The loss on the inputs then the targets, changing nothing."""
+        inputs, targets = self._split(args)
+        loss = ctypes.c_double()
+        _lib.check(_lib.lib.rxt_trainer_evaluate(self._built(), _managed_array(inputs), len(inputs),
+                                                 _managed_array(targets), len(targets), ctypes.byref(loss)))
+        return _scalar(loss.value)
+
+    def predict(self, *inputs):
+        """The backbone's outputs for |inputs|: an rxt.Tensor, or a tuple of them."""
+        tensors = [_as_tensor(a) for a in inputs]
+        count = ctypes.c_size_t()
+        _lib.check(_lib.lib.rxt_trainer_num_outputs(self._built(), ctypes.byref(count)))
+        outputs = (ctypes.POINTER(_dlpack.ManagedTensor) * max(count.value, 1))()
+        got = ctypes.c_size_t()
+        _lib.check(_lib.lib.rxt_trainer_predict(self._built(), _managed_array(tensors), len(tensors), outputs,
+                                                count.value, ctypes.byref(got)))
+        results = [Tensor(outputs[i]) for i in range(got.value)]
+        return results[0] if len(results) == 1 else tuple(results)
+
+    def profile_adjoint(self, *args):
+        """One training step with profiling: the time per kernel as text (nothing changes)."""
+        inputs, targets = self._split(args)
+        text = ctypes.c_void_p()
+        _lib.check(_lib.lib.rxt_trainer_profile_step(self._built(), _managed_array(inputs), len(inputs),
+                                                     _managed_array(targets), len(targets), ctypes.byref(text)))
+        return _lib.take_string(text)
+
+    @property
+    def learning_rate(self):
+        lr = ctypes.c_double()
+        _lib.check(_lib.lib.rxt_trainer_learning_rate(self._built(), ctypes.byref(lr)))
+        return lr.value
+
+    @learning_rate.setter
+    def learning_rate(self, lr):
+        _lib.check(_lib.lib.rxt_trainer_set_learning_rate(self._built(), float(lr)))
+
+    def set_schedule(self, schedule, base_lr):
+        """From now on the rate of |schedule| ("step:step_size=N,gamma=G", "cosine:total_steps=N",
+        ...; docs/training.md) for |base_lr|."""
+        _lib.check(_lib.lib.rxt_trainer_set_schedule(self._built(), schedule.encode(), float(base_lr)))
+
+    def save_checkpoint(self, path):
+        _lib.check(_lib.lib.rxt_trainer_save_checkpoint(self._built(), str(path).encode()))
+
+    def load_checkpoint(self, path):
+        _lib.check(_lib.lib.rxt_trainer_load_checkpoint(self._built(), str(path).encode()))
+
+    def _release(self):
+        if self._handle:
+            _lib.lib.rxt_trainer_release(self._handle)
+        self._handle = None
+
+    def __del__(self):
+        self._release()
+
+
+def _scalar(value):
+    import numpy as np
+    return Tensor.from_dlpack(np.array(value, dtype=np.float32))
