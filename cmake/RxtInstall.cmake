@@ -10,6 +10,7 @@
 #   P/lib/librxt_plugin_support.a                                   -> rxt::plugin_support
 #   P/lib/cmake/rxt/                         rxtConfig.cmake, the exported targets, rxt_add_plugin()
 #                                            (rxtAddPlugin.cmake, rxtPluginModule.cmake, rxtPlugin.map)
+#   P/lib/python3/dist-packages/rxt/         the Python package (abi/python; it finds P/lib/librxt.so.2)
 #
 # Every path in the package is relative to the prefix it is found in, so an installation can
 # be moved as a whole (tests/install checks this).
@@ -34,6 +35,10 @@ install(FILES ${RXT_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rxt)
 # The plugin SDK's headers (rxt/plugin_support/: rule.h, generator.h, kernel_codec.h...).
 file(GLOB RXT_PLUGIN_SUPPORT_HEADERS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/abi/include/rxt/plugin_support/*.h)
 install(FILES ${RXT_PLUGIN_SUPPORT_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rxt/plugin_support)
+
+# The Python package, pure Python over the C ABI: beside the library it loads.
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/abi/python/rxt DESTINATION ${CMAKE_INSTALL_LIBDIR}/python3/dist-packages
+        PATTERN "__pycache__" EXCLUDE PATTERN "*.pyc" EXCLUDE)
 
 # ---- The package
 install(EXPORT rxtTargets NAMESPACE rxt:: DESTINATION ${RXT_PACKAGE_INSTALL_DIR})
