@@ -46,6 +46,7 @@ packages=(
   python3-torchvision   # the torchvision models the ONNX fixtures are exported from
   # --- Python and PyTorch (issue 15)
   python3-pytest        # the Python package's tests (tests/abi/python)
+  python3-matplotlib    # the seed tutorial's code plots a sample (tests/abi/python/seed_tutorial.py)
 )
 
 # shellcheck source=apt_install.sh

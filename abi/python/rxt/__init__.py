@@ -6,10 +6,12 @@ torch.from_dlpack(t)); a failed call raises rxt.Error with rxt's message. docs/p
 from ._lib import Error, lib as _lib_handle
 from .module import Module
 from .tensor import Tensor
-from . import training
+from . import relax, training, transform
+from .executable import Device, Executable, VirtualMachine, build, compile, cpu, device
 from .plugins import load_plugin, load_search_path
 
 __version__ = _lib_handle.rxt_version().decode()
 abi_version = _lib_handle.rxt_abi_version()
 
-__all__ = ["Error", "Module", "Tensor", "training", "load_plugin", "load_search_path", "__version__", "abi_version"]
+__all__ = ["Device", "Error", "Executable", "Module", "Tensor", "VirtualMachine", "build", "compile", "cpu", "device",
+           "load_plugin", "load_search_path", "relax", "training", "transform", "__version__", "abi_version"]

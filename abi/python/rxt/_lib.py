@@ -166,3 +166,18 @@ def load_search_path():
     if not _search_path_loaded:
         check(lib.rxt_plugins_load_search_path())
         _search_path_loaded = True
+
+# ---- Executables and the VM (rxt.h) --------------------------------------------------------
+
+executable_p = ctypes.c_void_p
+vm_p = ctypes.c_void_p
+_declare("rxt_executable_build", status_t, module_p, ctypes.c_char_p, ctypes.POINTER(executable_p))
+_declare("rxt_executable_save", status_t, executable_p, ctypes.c_char_p)
+_declare("rxt_executable_load", status_t, ctypes.c_char_p, ctypes.POINTER(executable_p))
+_declare("rxt_executable_release", None, executable_p)
+_declare("rxt_vm_create", status_t, executable_p, ctypes.c_char_p, ctypes.POINTER(vm_p))
+_declare("rxt_vm_release", None, vm_p)
+_declare("rxt_vm_invoke", status_t, vm_p, ctypes.c_char_p, managed_pp, ctypes.c_size_t, managed_pp, ctypes.c_size_t,
+         ctypes.POINTER(ctypes.c_size_t))
+_declare("rxt_vm_set_profiling", status_t, vm_p, ctypes.c_int)
+_declare("rxt_vm_profile", status_t, vm_p, ctypes.POINTER(ctypes.c_void_p))

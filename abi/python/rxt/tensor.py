@@ -91,3 +91,17 @@ class Tensor:
         if managed and managed.contents.deleter:
             managed.contents.deleter(managed)
         self._managed = None
+
+
+def as_tensor(x):
+    """|x| as an rxt.Tensor without a copy where DLPack allows (NumPy, torch, rxt.Tensor); other
+    arrays, lists and scalars become contiguous NumPy arrays first."""
+    if isinstance(x, Tensor):
+        return x
+    if hasattr(x, "__dlpack__"):
+        try:
+            return Tensor.from_dlpack(x)
+        except (BufferError, TypeError, ValueError):
+            pass
+    import numpy as np
+    return Tensor.from_dlpack(np.ascontiguousarray(np.asarray(x)))

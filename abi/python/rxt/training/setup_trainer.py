@@ -4,24 +4,38 @@ import ctypes
 
 from .. import _lib
 from ..module import Module
+from .loss import CategoricalCrossEntropyLoss, CrossEntropyLoss
 
 
 class SetupTrainer:
     def __init__(self, loss, optimizer, loss_args=None, legalize=True):
         """|loss| (training.loss) and |optimizer| (training.optimizer). |loss_args|, the seed's
-        struct info of the backbone's output and of the targets, is accepted for its code: rxt
-        reads both from the backbone and the loss."""
+        struct info of the backbone's output and of the targets: targets shaped like the output make
+        CrossEntropyLoss the probability-target form (resolved_loss); rxt reads the rest from the
+        backbone and the loss."""
         self.loss = loss
         self.optimizer = optimizer
         self.loss_args = loss_args
         self.legalize = legalize
 
+    def resolved_loss(self):
+        """The loss the trainer runs: CrossEntropyLoss with targets shaped like the output in
+        |loss_args| (class probabilities, one-hot, as the seed's data loader gives them) is the
+        categorical cross entropy, as torch.nn.CrossEntropyLoss reads such targets."""
+        if isinstance(self.loss, CrossEntropyLoss) and self.loss_args and len(self.loss_args) == 2:
+            output, targets = self.loss_args
+            if tuple(getattr(output, "shape", ())) == tuple(getattr(targets, "shape", ())):
+                return CategoricalCrossEntropyLoss(reduction=self.loss.options.get("reduction", "mean"),
+                                                   weight=self.loss.options.get("weight"))
+        return self.loss
+
     def __call__(self, module):
         """The trainer module of backbone |module| (a new module; |module| is unchanged)."""
-        config = {"SetupTrainer.loss": self.loss.name, "SetupTrainer.optimizer": self.optimizer.name,
+        loss = self.resolved_loss()
+        config = {"SetupTrainer.loss": loss.name, "SetupTrainer.optimizer": self.optimizer.name,
                   "SetupTrainer.legalize": "true" if self.legalize else "false"}
-        if self.loss.options_text():
-            config["SetupTrainer.loss_options"] = '"' + self.loss.options_text().replace('"', '\\"') + '"'
+        if loss.options_text():
+            config["SetupTrainer.loss_options"] = '"' + loss.options_text().replace('"', '\\"') + '"'
         if self.optimizer.options_text():
             config["SetupTrainer.optimizer_options"] = '"' + self.optimizer.options_text().replace('"', '\\"') + '"'
         keys, keep_keys = _lib.strings(list(config))

@@ -5,19 +5,7 @@ Arrays go in by DLPack without copies (NumPy, torch, rxt.Tensor); results come b
 import ctypes
 
 from .. import _dlpack, _lib
-from ..tensor import Tensor
-
-
-def _as_tensor(x):
-    if isinstance(x, Tensor):
-        return x
-    if hasattr(x, "__dlpack__"):
-        try:
-            return Tensor.from_dlpack(x)
-        except (BufferError, TypeError, ValueError):
-            pass
-    import numpy as np  # lists, scalars, non-contiguous or non-DLPack arrays
-    return Tensor.from_dlpack(np.ascontiguousarray(np.asarray(x)))
+from ..tensor import Tensor, as_tensor
 
 
 def _managed_array(tensors):
@@ -36,7 +24,7 @@ class Trainer:
         self.libraries = libraries
         self._handle = None
 
-    def build(self, target="llvm", device=None, backend=None):
+    def build(self, target="llvm", device=None, backend=None):  # noqa: ARG002 (device: the CPU)
         """Compiles the step. |target| "llvm" is rxt's cpu backend (the seed's spelling);
         "reference" the interpreter; |backend| names one directly."""
         backend = backend or self.backend or {"llvm": "cpu", "cpu": "cpu"}.get(target, target)
@@ -50,10 +38,11 @@ class Trainer:
 
         options.backend = text(backend)
         if self.setup_trainer is not None:
-            options.loss = text(self.setup_trainer.loss.name)
+            loss = self.setup_trainer.resolved_loss()
+            options.loss = text(loss.name)
             options.optimizer = text(self.setup_trainer.optimizer.name)
-            if self.setup_trainer.loss.options_text():
-                options.loss_options = text(self.setup_trainer.loss.options_text())
+            if loss.options_text():
+                options.loss_options = text(loss.options_text())
             if self.setup_trainer.optimizer.options_text():
                 options.optimizer_options = text(self.setup_trainer.optimizer.options_text())
         if self.libraries is not None:
@@ -102,7 +91,7 @@ class Trainer:
 
     def _set(self, kind, values):
         for name, value in values.items():
-            t = _as_tensor(value)
+            t = as_tensor(value)
             _lib.check(_lib.lib.rxt_trainer_set_by_name(self._built(), kind, name.encode(), t.managed))
 
     def export_params(self):
@@ -133,7 +122,7 @@ class Trainer:
 
     def _split(self, args):
         num_inputs = len(self._names(_lib.INPUTS))
-        tensors = [_as_tensor(a) for a in args]
+        tensors = [as_tensor(a) for a in args]
         return tensors[:num_inputs], tensors[num_inputs:]
 
     def update_params(self, *args):
@@ -157,7 +146,7 @@ class Trainer:
 
     def predict(self, *inputs):
         """The backbone's outputs for |inputs|: an rxt.Tensor, or a tuple of them."""
-        tensors = [_as_tensor(a) for a in inputs]
+        tensors = [as_tensor(a) for a in inputs]
         count = ctypes.c_size_t()
         _lib.check(_lib.lib.rxt_trainer_num_outputs(self._built(), ctypes.byref(count)))
         outputs = (ctypes.POINTER(_dlpack.ManagedTensor) * max(count.value, 1))()

@@ -1,0 +1,111 @@
+"""Building a module into an executable, and running its functions on the VM: the seed's
+tvm.compile and relax.VirtualMachine."""
+import ctypes
+
+from . import _dlpack, _lib
+from .tensor import Tensor, as_tensor
+
+_TARGETS = {"llvm": "cpu", "cpu": "cpu", "reference": "reference"}
+
+
+class Device:
+    """Where tensors live: the CPU (the only device rxt runs on for now)."""
+
+    def __init__(self, kind="cpu", index=0):
+        if kind not in ("cpu", "llvm"):
+            raise ValueError(f"rxt: no device '{kind}': rxt runs on the CPU")
+        self.kind, self.index = "cpu", index
+
+    def __repr__(self):
+        return f"rxt.Device(cpu, {self.index})"
+
+
+def cpu(index=0):
+    return Device("cpu", index)
+
+
+def device(target="cpu", index=0):
+    return Device(target, index)
+
+
+class Executable:
+    """A compiled module (every function; rxt_executable_build)."""
+
+    def __init__(self, handle):
+        self._handle = handle
+
+    @property
+    def handle(self):
+        return self._handle
+
+    def save(self, path):
+        """Writes it to |path| (.rxtx), which Executable.load (or `rxt run`) reads."""
+        _lib.check(_lib.lib.rxt_executable_save(self._handle, str(path).encode()))
+
+    @staticmethod
+    def load(path):
+        handle = _lib.executable_p()
+        _lib.check(_lib.lib.rxt_executable_load(str(path).encode(), ctypes.byref(handle)))
+        return Executable(handle)
+
+    def __del__(self):
+        if getattr(self, "_handle", None):
+            _lib.lib.rxt_executable_release(self._handle)
+        self._handle = None
+
+
+def compile(module, target="llvm"):  # noqa: A001  (the seed's tvm.compile)
+    """|module| built for |target| ("llvm": rxt's cpu backend; "reference": the interpreter)."""
+    _lib.load_search_path()
+    handle = _lib.executable_p()
+    backend = _TARGETS.get(str(target), str(target))
+    _lib.check(_lib.lib.rxt_executable_build(module.handle, backend.encode(), ctypes.byref(handle)))
+    return Executable(handle)
+
+
+build = compile
+
+
+class VirtualMachine:
+    """Runs an executable's functions: vm["main"](x, w) returns an rxt.Tensor or a tuple."""
+
+    def __init__(self, executable, device=None, profile=False, backend=None):
+        self._executable = executable
+        handle = _lib.vm_p()
+        _lib.check(_lib.lib.rxt_vm_create(executable.handle, backend.encode() if backend else None,
+                                          ctypes.byref(handle)))
+        self._handle = handle
+        if profile:
+            _lib.check(_lib.lib.rxt_vm_set_profiling(self._handle, 1))
+
+    def invoke(self, function, *args):
+        tensors = [as_tensor(a) for a in args]
+        inputs = (ctypes.POINTER(_dlpack.ManagedTensor) * max(len(tensors), 1))(*[t.managed for t in tensors])
+        needed = ctypes.c_size_t()
+        capacity = 8
+        while True:
+            outputs = (ctypes.POINTER(_dlpack.ManagedTensor) * capacity)()
+            status = _lib.lib.rxt_vm_invoke(self._handle, function.encode(), inputs, len(tensors), outputs, capacity,
+                                            ctypes.byref(needed))
+            if status and _lib.lib.rxt_status_code(status) == 11 and needed.value > capacity:  # RXT_OUT_OF_RANGE
+                _lib.lib.rxt_status_free(status)
+                capacity = needed.value
+                continue
+            _lib.check(status)
+            break
+        results = [Tensor(outputs[i]) for i in range(needed.value)]
+        return results[0] if len(results) == 1 else tuple(results)
+
+    def __getitem__(self, function):
+        return lambda *args: self.invoke(function, *args)
+
+    def profile(self):
+        """The profile collected since profiling started, as a text table."""
+        text = ctypes.c_void_p()
+        _lib.check(_lib.lib.rxt_vm_profile(self._handle, ctypes.byref(text)))
+        return _lib.take_string(text)
+
+    def __del__(self):
+        if getattr(self, "_handle", None):
+            _lib.lib.rxt_vm_release(self._handle)
+        self._handle = None
