@@ -51,6 +51,7 @@ class Trainer:
         _lib.check(_lib.lib.rxt_trainer_create(self.backbone.handle, ctypes.byref(options), ctypes.byref(handle)))
         self._release()
         self._handle = handle
+        self._num_inputs = len(self._names(_lib.INPUTS))
         if self.param_num is not None and self.param_num != len(self._names(_lib.PARAMS)):
             raise ValueError(f"rxt: param_num is {self.param_num} but the module has "
                              f"{len(self._names(_lib.PARAMS))} parameters")
@@ -121,13 +122,13 @@ class Trainer:
     # ---- running it
 
     def _split(self, args):
-        num_inputs = len(self._names(_lib.INPUTS))
+        self._built()
         tensors = [as_tensor(a) for a in args]
-        return tensors[:num_inputs], tensors[num_inputs:]
+        return tensors[:self._num_inputs], tensors[self._num_inputs:]
 
     def update_params(self, *args):
-        """One training step on the inputs then the targets; the loss before the update (an
-        rxt.Tensor holding one float32, .numpy() as in the seed)."""
+        """One training step on the inputs then the targets; the loss before the update (a float,
+        with .numpy() as in the seed)."""
         inputs, targets = self._split(args)
         loss = ctypes.c_double()
         _lib.check(_lib.lib.rxt_trainer_update(self._built(), _managed_array(inputs), len(inputs),
@@ -194,6 +195,13 @@ class Trainer:
         self._release()
 
 
+class Loss(float):
+    """A step's loss: a float, with .numpy() (a float32 NumPy scalar) as the seed's code reads it."""
+
+    def numpy(self):
+        import numpy as np
+        return np.float32(self)
+
+
 def _scalar(value):
-    import numpy as np
-    return Tensor.from_dlpack(np.array(value, dtype=np.float32))
+    return Loss(value)
