@@ -17,7 +17,7 @@ from rxt import _lib
 from rxt.training import SetupTrainer, Trainer
 from rxt.training.loss import CrossEntropyLoss
 from rxt.training.optimizer import SGD
-from rxt.training.trainer import _managed_array
+from rxt.tensor import managed_array
 
 root = pathlib.Path(__file__).resolve().parents[1]
 trainer = Trainer(rxt.Module.load(root / "examples" / "mlp.rxt"), 6,
@@ -27,7 +27,7 @@ rng = np.random.default_rng(0)
 x = rng.random((64, 784), dtype=np.float32)
 y = rng.integers(0, 10, 64).astype(np.int64)
 tx, ty = rxt.Tensor.from_dlpack(x), rxt.Tensor.from_dlpack(y)
-inputs, targets = _managed_array([tx]), _managed_array([ty])
+inputs, targets = managed_array([tx]), managed_array([ty])
 loss = ctypes.c_double()
 
 

@@ -3,7 +3,7 @@ tvm.compile and relax.VirtualMachine."""
 import ctypes
 
 from . import _dlpack, _lib
-from .tensor import Tensor, as_tensor
+from .tensor import Tensor, as_tensor, managed_array
 
 _TARGETS = {"llvm": "cpu", "cpu": "cpu", "reference": "reference"}
 
@@ -80,7 +80,7 @@ class VirtualMachine:
 
     def invoke(self, function, *args):
         tensors = [as_tensor(a) for a in args]
-        inputs = (ctypes.POINTER(_dlpack.ManagedTensor) * max(len(tensors), 1))(*[t.managed for t in tensors])
+        inputs = managed_array(tensors)
         needed = ctypes.c_size_t()
         capacity = 8
         while True:

@@ -105,3 +105,8 @@ def as_tensor(x):
             pass
     import numpy as np
     return Tensor.from_dlpack(np.ascontiguousarray(np.asarray(x)))
+
+
+def managed_array(tensors):
+    """A C array of the managed tensors of |tensors| (rxt.Tensor), which rxt's calls borrow."""
+    return (ctypes.POINTER(_dlpack.ManagedTensor) * max(len(tensors), 1))(*[t.managed for t in tensors])

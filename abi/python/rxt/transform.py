@@ -4,6 +4,7 @@ import ctypes
 
 from . import _lib
 from .module import Module
+from .training._named import quoted
 
 
 def _value(v):
@@ -45,13 +46,13 @@ def AppendLoss(func_name, loss, num_backbone_outputs=1, new_func_name=None):  # 
     options = {"func_name": func_name, "loss": loss.name, "num_backbone_outputs": num_backbone_outputs,
                "new_func_name": new_func_name}
     if loss.options_text():
-        options["loss_options"] = '"' + loss.options_text().replace('"', '\\"') + '"'
+        options["loss_options"] = quoted(loss.options_text())
     return Pass("AppendLoss", **options)
 
 
 def BindParams(func_name, params_file):  # noqa: N802
     """Binds the parameters of |func_name| that the .safetensors file |params_file| names."""
-    return Pass("BindParams", func_name=func_name, params=f'"{params_file}"')
+    return Pass("BindParams", func_name=func_name, params=quoted(str(params_file)))
 
 
 def DeadCodeElimination():  # noqa: N802

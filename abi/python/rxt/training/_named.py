@@ -2,11 +2,16 @@
 syntax ('reduction="sum"', 'lr=0.01, betas=[0.9, 0.999]')."""
 
 
+def quoted(text):
+    """|text| as a string literal of rxt's attribute syntax."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def _option_text(value):
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        return quoted(value)
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_option_text(v) for v in value) + "]"
     return repr(float(value)) if isinstance(value, float) else str(value)

@@ -4,6 +4,7 @@ import ctypes
 
 from .. import _lib
 from ..module import Module
+from ._named import quoted
 from .loss import CategoricalCrossEntropyLoss, CrossEntropyLoss
 
 
@@ -35,9 +36,9 @@ class SetupTrainer:
         config = {"SetupTrainer.loss": loss.name, "SetupTrainer.optimizer": self.optimizer.name,
                   "SetupTrainer.legalize": "true" if self.legalize else "false"}
         if loss.options_text():
-            config["SetupTrainer.loss_options"] = '"' + loss.options_text().replace('"', '\\"') + '"'
+            config["SetupTrainer.loss_options"] = quoted(loss.options_text())
         if self.optimizer.options_text():
-            config["SetupTrainer.optimizer_options"] = '"' + self.optimizer.options_text().replace('"', '\\"') + '"'
+            config["SetupTrainer.optimizer_options"] = quoted(self.optimizer.options_text())
         keys, keep_keys = _lib.strings(list(config))
         values, keep_values = _lib.strings(list(config.values()))
         options = _lib.PassOptions()

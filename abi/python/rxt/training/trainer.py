@@ -5,11 +5,7 @@ Arrays go in by DLPack without copies (NumPy, torch, rxt.Tensor); results come b
 import ctypes
 
 from .. import _dlpack, _lib
-from ..tensor import Tensor, as_tensor
-
-
-def _managed_array(tensors):
-    return (ctypes.POINTER(_dlpack.ManagedTensor) * max(len(tensors), 1))(*[t.managed for t in tensors])
+from ..tensor import Tensor, as_tensor, managed_array
 
 
 class Trainer:
@@ -131,8 +127,8 @@ class Trainer:
         with .numpy() as in the seed)."""
         inputs, targets = self._split(args)
         loss = ctypes.c_double()
-        _lib.check(_lib.lib.rxt_trainer_update(self._built(), _managed_array(inputs), len(inputs),
-                                               _managed_array(targets), len(targets), ctypes.byref(loss)))
+        _lib.check(_lib.lib.rxt_trainer_update(self._built(), managed_array(inputs), len(inputs),
+                                               managed_array(targets), len(targets), ctypes.byref(loss)))
         return _scalar(loss.value)
 
     update = update_params
@@ -141,8 +137,8 @@ class Trainer:
         """The loss on the inputs then the targets, changing nothing."""
         inputs, targets = self._split(args)
         loss = ctypes.c_double()
-        _lib.check(_lib.lib.rxt_trainer_evaluate(self._built(), _managed_array(inputs), len(inputs),
-                                                 _managed_array(targets), len(targets), ctypes.byref(loss)))
+        _lib.check(_lib.lib.rxt_trainer_evaluate(self._built(), managed_array(inputs), len(inputs),
+                                                 managed_array(targets), len(targets), ctypes.byref(loss)))
         return _scalar(loss.value)
 
     def predict(self, *inputs):
@@ -152,7 +148,7 @@ class Trainer:
         _lib.check(_lib.lib.rxt_trainer_num_outputs(self._built(), ctypes.byref(count)))
         outputs = (ctypes.POINTER(_dlpack.ManagedTensor) * max(count.value, 1))()
         got = ctypes.c_size_t()
-        _lib.check(_lib.lib.rxt_trainer_predict(self._built(), _managed_array(tensors), len(tensors), outputs,
+        _lib.check(_lib.lib.rxt_trainer_predict(self._built(), managed_array(tensors), len(tensors), outputs,
                                                 count.value, ctypes.byref(got)))
         results = [Tensor(outputs[i]) for i in range(got.value)]
         return results[0] if len(results) == 1 else tuple(results)
@@ -161,8 +157,8 @@ class Trainer:
         """One training step with profiling: the time per kernel as text (nothing changes)."""
         inputs, targets = self._split(args)
         text = ctypes.c_void_p()
-        _lib.check(_lib.lib.rxt_trainer_profile_step(self._built(), _managed_array(inputs), len(inputs),
-                                                     _managed_array(targets), len(targets), ctypes.byref(text)))
+        _lib.check(_lib.lib.rxt_trainer_profile_step(self._built(), managed_array(inputs), len(inputs),
+                                                     managed_array(targets), len(targets), ctypes.byref(text)))
         return _lib.take_string(text)
 
     @property
