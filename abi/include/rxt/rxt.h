@@ -308,6 +308,36 @@ RXT_API rxt_status_t rxt_module_import(rxt_context_t* context, const char* path,
 RXT_API rxt_status_t rxt_module_export(rxt_context_t* context, const rxt_module_t* module, const char* function,
                                        const char* values_path, const char* path, const char* options);
 
+/* ---- Building functions (rxt/ir_builder.h): importers written in other languages ---------- */
+
+/* A function under construction, for programs that build IR rather than print text (Python's
+ * torch.fx importer, rxt.frontend.from_fx): declare its parameters with the table's param()
+ * (struct info in the text format, symbolic dims by name: "Tensor((n, 784), float32)"), build its
+ * body, one dataflow block, with op() and the table's other building functions, then finish it
+ * into a module. The table (rxt_ir_api) is the one plugins' generators use; its handles are valid
+ * until the builder is freed. A building call that fails returns NULL and records the error in
+ * the builder (the table's error() reads it; finish returns it). */
+typedef struct rxt_function_builder_s rxt_function_builder_t;
+struct rxt_ir_api_s;
+struct rxt_ir_builder_s;
+struct rxt_ir_expr_s;
+/* The IR table (rxt/ir_builder.h), static: never freed. */
+RXT_API const struct rxt_ir_api_s* rxt_ir_api(void);
+RXT_API rxt_status_t rxt_function_builder_create(rxt_function_builder_t** out_builder);
+/* What the table's functions take as their builder. */
+RXT_API struct rxt_ir_builder_s* rxt_function_builder_ir(rxt_function_builder_t* builder);
+/* A tensor constant holding a copy of |value| (CPU memory, any dtype rxt has, compact or not). */
+RXT_API rxt_status_t rxt_function_builder_constant(rxt_function_builder_t* builder, const DLTensor* value,
+                                                   struct rxt_ir_expr_s** out_expr);
+/* Ends the function and returns a new module holding it as |name|: its parameters are the
+ * param() declarations in order, it returns |results| (one: itself; several: a tuple). Fails
+ * with the builder's first error when a building call failed, or when a result is not an
+ * expression of this builder. A builder finishes once. */
+RXT_API rxt_status_t rxt_function_builder_finish(rxt_function_builder_t* builder, const char* name,
+                                                 struct rxt_ir_expr_s* const* results, size_t num_results,
+                                                 rxt_module_t** out_module);
+RXT_API void rxt_function_builder_free(rxt_function_builder_t* builder);
+
 /* ---- Executables --------------------------------------------------------------------------- */
 
 /* VM bytecode of a module's functions, with their kernels; built for one backend. */

@@ -82,6 +82,9 @@ DType FromDLDataType(DLDataType t) {
     if (t.code == kDLInt && t.bits == 32) return DType::kInt32;
     if (t.code == kDLInt && t.bits == 64) return DType::kInt64;
     if (t.code == kDLUInt && t.bits == 8) return DType::kUInt8;
+    // kDLBool (6) of DLPack 0.8+, which 0.6's header lacks: what newer producers (and rxt's
+    // Python package, relabeling NumPy's bool bytes) hand over.
+    if (t.code == 6 && t.bits == 8) return DType::kBool;
   }
   Throw(ErrorCode::kInvalidArgument, "dlpack: unsupported data type (code ", static_cast<int>(t.code), ", bits ",
         static_cast<int>(t.bits), ", lanes ", t.lanes, ")");

@@ -60,6 +60,17 @@ TEST(DLPack, StridedOrUnalignedImportsCopy) {
   EXPECT_THROW(FromDLDataType(complex), Error);
 }
 
+// Bool goes out as uint8 (DLPack 0.6 has no bool, so NumPy 1.24 and torch 1.13 read uint8) and
+// comes in as DLPack 0.8's kDLBool (6) or as uint8.
+TEST(DLPack, BoolLeavesAsUInt8AndArrivesAsKDLBool) {
+  DLDataType out = ToDLDataType(DType::kBool);
+  EXPECT_EQ(out.code, kDLUInt);
+  EXPECT_EQ(out.bits, 8);
+  EXPECT_EQ(FromDLDataType(DLDataType{6, 8, 1}), DType::kBool);
+  EXPECT_EQ(FromDLDataType(out), DType::kUInt8);
+  EXPECT_THROW(FromDLDataType(DLDataType{6, 1, 1}), Error);
+}
+
 // Bad tensors from a caller (the C ABI, a binding) are refused, never read.
 TEST(DLPack, ImpossibleTensorsAreRefused) {
   float data[4] = {};
