@@ -6,7 +6,7 @@ torch.from_dlpack(t)); a failed call raises rxt.Error with rxt's message. docs/p
 from ._lib import Error, lib as _lib_handle
 from .module import Module
 from .tensor import Tensor
-from . import relax, training, transform
+from . import frontend, relax, training, transform
 from .executable import Device, Executable, VirtualMachine, build, compile, cpu, device
 from .plugins import load_plugin, load_search_path
 
@@ -14,4 +14,4 @@ __version__ = _lib_handle.rxt_version().decode()
 abi_version = _lib_handle.rxt_abi_version()
 
 __all__ = ["Device", "Error", "Executable", "Module", "Tensor", "VirtualMachine", "build", "compile", "cpu", "device",
-           "load_plugin", "load_search_path", "relax", "training", "transform", "__version__", "abi_version"]
+           "frontend", "load_plugin", "load_search_path", "relax", "training", "transform", "__version__", "abi_version"]

@@ -66,6 +66,13 @@ _declare("rxt_module_print", status_t, module_p, ctypes.POINTER(ctypes.c_void_p)
 _declare("rxt_module_verify", status_t, module_p)
 _declare("rxt_module_release", None, module_p)
 _declare("rxt_module_retain", module_p, module_p)
+_declare("rxt_module_attr_kind", status_t, module_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int))
+_declare("rxt_module_attr_get_int", status_t, module_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int64))
+_declare("rxt_module_attr_get_float", status_t, module_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_double))
+_declare("rxt_module_attr_get_string", status_t, module_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p))
+_declare("rxt_module_attr_set_int", status_t, module_p, ctypes.c_char_p, ctypes.c_int64)
+_declare("rxt_module_attr_set_float", status_t, module_p, ctypes.c_char_p, ctypes.c_double)
+_declare("rxt_module_attr_set_string", status_t, module_p, ctypes.c_char_p, ctypes.c_char_p)
 
 
 class Error(Exception):

@@ -27,6 +27,40 @@ class Module:
         """Raises rxt.Error listing every problem if the module is not well formed."""
         _lib.check(_lib.lib.rxt_module_verify(self._handle))
 
+    def attr(self, name):
+        """The module attribute |name| (param_num, state_num...) as an int, float or str; None if absent."""
+        kind = ctypes.c_int()
+        try:
+            _lib.check(_lib.lib.rxt_module_attr_kind(self._handle, name.encode(), ctypes.byref(kind)))
+        except _lib.Error as e:
+            if e.code == "not found":
+                return None
+            raise
+        if kind.value in (1, 2):  # bool, int
+            value = ctypes.c_int64()
+            _lib.check(_lib.lib.rxt_module_attr_get_int(self._handle, name.encode(), ctypes.byref(value)))
+            return value.value
+        if kind.value == 3:
+            value = ctypes.c_double()
+            _lib.check(_lib.lib.rxt_module_attr_get_float(self._handle, name.encode(), ctypes.byref(value)))
+            return value.value
+        text = ctypes.c_void_p()
+        _lib.check(_lib.lib.rxt_module_attr_get_string(self._handle, name.encode(), ctypes.byref(text)))
+        return _lib.take_string(text)
+
+    def set_attr(self, name, value):
+        """Sets module attribute |name| to an int, float or str (this module changes)."""
+        if isinstance(value, bool) or isinstance(value, int):
+            _lib.check(_lib.lib.rxt_module_attr_set_int(self._handle, name.encode(), int(value)))
+        elif isinstance(value, float):
+            _lib.check(_lib.lib.rxt_module_attr_set_float(self._handle, name.encode(), value))
+        else:
+            _lib.check(_lib.lib.rxt_module_attr_set_string(self._handle, name.encode(), str(value).encode()))
+
+    def _lib_retain(self):
+        """A new reference to this module's handle (for a wrapper that owns its own)."""
+        return _lib.lib.rxt_module_retain(self._handle)
+
     @property
     def handle(self):
         return self._handle

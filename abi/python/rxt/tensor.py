@@ -95,7 +95,8 @@ class Tensor:
 
 def as_tensor(x):
     """|x| as an rxt.Tensor without a copy where DLPack allows (NumPy, torch, rxt.Tensor); other
-    arrays, lists and scalars become contiguous NumPy arrays first."""
+    arrays, lists and scalars become contiguous NumPy arrays first. (NumPy refuses to export a
+    read-only array, such as np.from_dlpack's views of rxt's outputs: those are copied.)"""
     if isinstance(x, Tensor):
         return x
     if hasattr(x, "__dlpack__"):
@@ -104,7 +105,12 @@ def as_tensor(x):
         except (BufferError, TypeError, ValueError):
             pass
     import numpy as np
-    return Tensor.from_dlpack(np.ascontiguousarray(np.asarray(x)))
+    array = np.require(np.asarray(x), requirements=("C", "W"))
+    if array.dtype == np.bool_:  # NumPy < 1.25 exports no bool by DLPack: its bytes, relabeled
+        tensor = Tensor.from_dlpack(array.view(np.uint8))
+        tensor._managed.contents.dl_tensor.dtype.code = 6  # kDLBool
+        return tensor
+    return Tensor.from_dlpack(array)
 
 
 def managed_array(tensors):
