@@ -23,17 +23,20 @@ struct rxt_function_builder_s {
 
 namespace {
 
-/// The block's value for result |handle|: a dataflow variable is bound to an output variable
-/// (what leaves a dataflow block must not be a dataflow variable).
+/// The expression behind result |handle|; throws naming |index| for a foreign or NULL handle.
 rxt::Expr ResultOf(rxt_function_builder_t* fb, rxt_ir_expr_s* handle, size_t index) {
   rxt::Expr e = fb->host->Unwrap(handle);
   if (e == nullptr) {
     rxt::Throw(rxt::ErrorCode::kInvalidArgument, "rxt_function_builder_finish: result ", index,
                " is NULL or not an expression of this builder");
   }
-  const auto* var = e->As<rxt::VarNode>();
-  if (var != nullptr && var->is_dataflow) return fb->builder.EmitOutput(e, "gv");
   return e;
+}
+
+/// What leaves the dataflow block: a dataflow variable is bound to an output variable.
+rxt::Expr Output(rxt_function_builder_t* fb, const rxt::Expr& e) {
+  const auto* var = e->As<rxt::VarNode>();
+  return var != nullptr && var->is_dataflow ? fb->builder.EmitOutput(e, "gv") : e;
 }
 
 }  // namespace
@@ -76,7 +79,8 @@ rxt_status_t rxt_function_builder_finish(rxt_function_builder_t* builder, const 
   if (num_results == 0) rxt::Throw(rxt::ErrorCode::kInvalidArgument, "rxt_function_builder_finish: no results");
   std::vector<rxt::Expr> values;
   for (size_t i = 0; i < num_results; ++i) values.push_back(ResultOf(builder, results[i], i));
-  builder->finished = true;
+  builder->finished = true;  // (nothing was added to the block before every result was checked)
+  for (rxt::Expr& value : values) value = Output(builder, value);
   std::vector<rxt::BindingBlock> blocks{builder->builder.EndBlock()};
   rxt::Expr body = values.size() == 1 ? values[0] : builder->builder.Normalize(rxt::MakeTuple(values));
   rxt::Function function = rxt::MakeFunction(builder->host->params(), rxt::MakeSeqFromBlocks(std::move(blocks), body),

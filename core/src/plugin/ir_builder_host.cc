@@ -2,6 +2,7 @@
 // rxt_ir_api_t. The C functions of the table live in ir_api_read.cc and ir_api_build.cc.
 #include "rxt/plugin/ir_builder_host.h"
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 
@@ -23,18 +24,35 @@ bool IsGoodName(const std::string& name) {
 
 }  // namespace
 
-IRBuilderHost::IRBuilderHost(BlockBuilder& builder, Options options) : builder_(builder), options_(options) {}
+namespace {
+
+// A handle is (host tag << kTagShift) | (arena index + 1): the tag tells one host's handles from
+// another's (several builders live at once through the C ABI's rxt_function_builder_t).
+static_assert(sizeof(uintptr_t) == 8, "expression handles carry a host tag in their high bits");
+constexpr int kTagShift = 40;
+constexpr uintptr_t kIndexMask = (uintptr_t{1} << kTagShift) - 1;
+
+uintptr_t NextHostTag() {
+  static std::atomic<uint32_t> counter{0};
+  return (counter.fetch_add(1, std::memory_order_relaxed) % ((1u << 23) - 1)) + 1;
+}
+
+}  // namespace
+
+IRBuilderHost::IRBuilderHost(BlockBuilder& builder, Options options)
+    : builder_(builder), options_(options), tag_(NextHostTag() << kTagShift) {}
 
 rxt_ir_expr_t IRBuilderHost::Wrap(const Expr& e) {
   if (e == nullptr) return nullptr;
   auto [it, inserted] = handles_.emplace(e.get(), arena_.size() + 1);
   if (inserted) arena_.push_back(e);
-  return reinterpret_cast<rxt_ir_expr_t>(static_cast<uintptr_t>(it->second));
+  return reinterpret_cast<rxt_ir_expr_t>(tag_ | static_cast<uintptr_t>(it->second));
 }
 
 Expr IRBuilderHost::Unwrap(rxt_ir_expr_t handle) const {
-  auto index = reinterpret_cast<uintptr_t>(handle);
-  if (index == 0 || index > arena_.size()) return nullptr;
+  auto bits = reinterpret_cast<uintptr_t>(handle);
+  uintptr_t index = bits & kIndexMask;
+  if ((bits & ~kIndexMask) != tag_ || index == 0 || index > arena_.size()) return nullptr;
   return arena_[index - 1];
 }
 

@@ -1,12 +1,14 @@
 """rxt.Tensor: DLPack both ways with NumPy and torch, without copies (the same data pointer),
 with the right lifetimes (the producer's memory lives while rxt or a consumer holds it; a capsule
 is consumed once), and refusing what it cannot hold."""
+import ctypes
 import gc
 
 import numpy as np
 import pytest
 
 import rxt
+from rxt import _dlpack, _lib
 
 
 def test_numpy_to_rxt_and_back_shares_memory():
@@ -84,3 +86,63 @@ def test_torch_tensors_cross_without_copies():
     del x, t
     gc.collect()
     assert float(y.sum()) == 45.0
+
+
+
+RECORD = """def @main(%x: Tensor((4, 16), float32)) -> Tensor((4, 16), float32) {
+  dataflow {
+    %y = call_extern("py.record", (%x,), out_sinfo=Tensor((4, 16), float32))
+    output %y
+  }
+  return %y
+}
+"""
+
+_ExternFn = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(_dlpack.DLTensor)),
+                             ctypes.c_int)
+_seen = []
+
+
+@_ExternFn
+def _record(user_data, args, num_args):
+    """py.record(x) -> a copy of x, noting the address the VM handed over."""
+    x, out = args[0].contents, args[1].contents
+    _seen.append(x.data + x.byte_offset)
+    ctypes.memmove(out.data + out.byte_offset, x.data + x.byte_offset, 4 * 16 * 4)
+    return None
+
+
+@pytest.fixture(scope="module")
+def record_vm():
+    register = _lib.lib.rxt_extern_register
+    register.restype, register.argtypes = _lib.status_t, [ctypes.c_char_p, _ExternFn, ctypes.c_void_p, ctypes.c_int]
+    _lib.check(register(b"py.record", _record, None, 1))
+    return rxt.VirtualMachine(rxt.build(rxt.Module.parse(RECORD)))
+
+
+def test_aligned_arrays_cross_the_c_abi_without_a_copy(record_vm):
+    """A 64-byte aligned array (rxt.empty / rxt.aligned) is read in place: the kernel gets the
+    array's own address. Any other array is copied into aligned memory once per call (the
+    kernels assume 64-byte alignment)."""
+    x = rxt.empty((4, 16))
+    x[...] = np.arange(64, dtype=np.float32).reshape(4, 16)
+    assert rxt.arrays.is_aligned(x)
+    np.testing.assert_array_equal(np.from_dlpack(record_vm["main"](x)), x)
+    assert _seen[-1] == x.ctypes.data
+    shifted = rxt.empty(4 * 16 + 4)[4:].reshape(4, 16)  # 16 bytes past a boundary
+    shifted[...] = x
+    assert not rxt.arrays.is_aligned(shifted)
+    np.testing.assert_array_equal(np.from_dlpack(record_vm["main"](shifted)), x)
+    assert _seen[-1] != shifted.ctypes.data
+    assert rxt.aligned(x) is x
+    realigned = rxt.aligned(shifted)
+    record_vm["main"](realigned)
+    assert rxt.arrays.is_aligned(realigned) and _seen[-1] == realigned.ctypes.data
+
+
+def test_torch_tensors_cross_without_a_copy(record_vm):
+    torch = pytest.importorskip("torch", reason="torch (python3-torch) is not installed")
+    x = torch.arange(64, dtype=torch.float32).reshape(4, 16)
+    assert x.data_ptr() % 64 == 0  # torch's allocator aligns to 64 bytes
+    assert torch.equal(torch.from_dlpack(record_vm["main"](x)), x)
+    assert _seen[-1] == x.data_ptr()

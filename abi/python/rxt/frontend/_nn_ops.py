@@ -6,7 +6,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from ._context import Unsupported, Var
+from ._context import Unsupported
 from ._registry import converts, converts_module
 
 
@@ -198,7 +198,7 @@ def batch_norm(cx, input, running_mean, running_var, weight=None, bias=None, tra
                        cx.tensor_of_var(running_mean), cx.tensor_of_var(running_var))
 
 
-@converts_module(nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)
+@converts_module(nn.BatchNorm1d, nn.BatchNorm2d)
 def batch_norm_module(cx, module, name, input):  # noqa: A002
     training = cx.training  # the import's mode (from_fx's training=), which defaults to the module's
     uses_batch_stats = training or not module.track_running_stats
@@ -376,5 +376,3 @@ def embedding(cx, input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
 def embedding_module(cx, module, name, input):  # noqa: A002
     return _embedding(cx, input, cx.value_of(f"{name}.weight"), module.padding_idx, module.max_norm)
 
-
-__all__ = ["Var"]

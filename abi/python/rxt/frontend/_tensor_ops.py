@@ -399,7 +399,7 @@ def _fill_like(cx, x, value, dtype):
     return cx.op("full", [cx.b.shape_of(x.expr), cx.b.scalar(float(value), dtype)], dtype=DType(dtype))
 
 
-@converts(torch.zeros_like, methods=("new_zeros_like",))
+@converts(torch.zeros_like)
 def zeros_like(cx, input, dtype=None, **kwargs):  # noqa: A002
     return _fill_like(cx, input, 0, dtype)
 

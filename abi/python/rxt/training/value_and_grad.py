@@ -1,8 +1,6 @@
 """value_and_grad: a backbone's loss and every parameter's gradient for one batch, the first
 check of an import against PyTorch's autograd. AppendLoss + Gradient + LegalizeOps, built once
 per backbone and loss and cached on the backbone; each call runs the adjoint on the VM."""
-import numpy as np
-
 from .. import transform
 from ..executable import VirtualMachine, compile as build
 from .loss import Loss
@@ -32,6 +30,7 @@ def value_and_grad(backbone, inputs, targets, loss="cross_entropy", params=None,
     as "cross_entropy" or "mse", or an rxt.training.loss object). The parameters and states are the
     backbone's values unless |params| / |states| (name -> array) replace some. The gradients are
     NumPy arrays in the backbone's order; the loss a float."""
+    import numpy as np  # (numpy is optional for the package, needed here)
     loss = _loss_of(loss)
     vm = _compiled(backbone, loss)
     if not isinstance(inputs, (tuple, list)):

@@ -120,7 +120,8 @@ class IRBuilderHost {
   BlockBuilder& builder_;
   Options options_;
   rxt_ir_builder_s handle_{this};
-  std::vector<Expr> arena_;  // handle h is arena_[h - 1]
+  uintptr_t tag_;            // this host's bits of every handle it gives out
+  std::vector<Expr> arena_;  // handle tag_ | h is arena_[h - 1]
   std::unordered_map<const ExprNode*, size_t> handles_;
   std::deque<std::string> strings_;
   std::deque<std::vector<int64_t>> int_lists_;

@@ -212,3 +212,11 @@ def test_bad_input_info_and_shape_errors_name_the_node():
         frontend.from_fx(traced, [((2, 4), "float32"), ((2, 4), "float32")])
     with pytest.raises(rxt.Error, match=r"node 'linear' \(torch.nn.functional.linear\): linear: input features differ"):
         frontend.from_fx(traced, [((2, 5), "float32")])
+
+
+def test_docs_list_every_module_the_importer_converts():
+    import pathlib
+    from rxt.frontend import _registry
+    docs = (pathlib.Path(__file__).resolve().parents[4] / "docs" / "python.md").read_text()
+    missing = [t.__name__ for t in _registry.MODULES if f"`{t.__name__}`" not in docs]
+    assert not missing, f"docs/python.md's table lacks {missing}"
