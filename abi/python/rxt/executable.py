@@ -3,7 +3,8 @@ tvm.compile and relax.VirtualMachine."""
 import ctypes
 
 from . import _dlpack, _lib
-from .tensor import Tensor, as_tensor, managed_array
+from ._borrow import ArgumentSlots
+from .tensor import Tensor
 
 _TARGETS = {"llvm": "cpu", "cpu": "cpu", "reference": "reference"}
 
@@ -75,17 +76,17 @@ class VirtualMachine:
         _lib.check(_lib.lib.rxt_vm_create(executable.handle, backend.encode() if backend else None,
                                           ctypes.byref(handle)))
         self._handle = handle
+        self._slots = ArgumentSlots()
         if profile:
             _lib.check(_lib.lib.rxt_vm_set_profiling(self._handle, 1))
 
     def invoke(self, function, *args):
-        tensors = [as_tensor(a) for a in args]
-        inputs = managed_array(tensors)
+        inputs = self._slots.fill(args)
         needed = ctypes.c_size_t()
         capacity = 8
         while True:
             outputs = (ctypes.POINTER(_dlpack.ManagedTensor) * capacity)()
-            status = _lib.lib.rxt_vm_invoke(self._handle, function.encode(), inputs, len(tensors), outputs, capacity,
+            status = _lib.lib.rxt_vm_invoke(self._handle, function.encode(), inputs, len(args), outputs, capacity,
                                             ctypes.byref(needed))
             if status and _lib.lib.rxt_status_code(status) == 11 and needed.value > capacity:  # RXT_OUT_OF_RANGE
                 _lib.lib.rxt_status_free(status)

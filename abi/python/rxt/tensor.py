@@ -105,7 +105,10 @@ def as_tensor(x):
         except (BufferError, TypeError, ValueError):
             pass
     import numpy as np
-    array = np.require(np.asarray(x), requirements=("C", "W"))
+    array = np.asarray(x)
+    if not array.dtype.isnative:
+        array = array.astype(array.dtype.newbyteorder("="))
+    array = np.require(array, requirements=("C", "W"))
     if array.dtype == np.bool_:  # NumPy < 1.25 exports no bool by DLPack: its bytes, relabeled
         tensor = Tensor.from_dlpack(array.view(np.uint8))
         tensor._managed.contents.dl_tensor.dtype.code = 6  # kDLBool

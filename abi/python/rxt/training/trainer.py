@@ -5,7 +5,8 @@ Arrays go in by DLPack without copies (NumPy, torch, rxt.Tensor); results come b
 import ctypes
 
 from .. import _dlpack, _lib
-from ..tensor import Tensor, as_tensor, managed_array
+from .._borrow import ArgumentSlots
+from ..tensor import Tensor, as_tensor
 
 
 class Trainer:
@@ -19,6 +20,9 @@ class Trainer:
         self.backend = backend
         self.libraries = libraries
         self._handle = None
+        self._slots = ArgumentSlots()
+        self._loss = ctypes.c_double()
+        self._loss_ref = ctypes.byref(self._loss)
 
     def build(self, target="llvm", device=None, backend=None):  # noqa: ARG002 (device: the CPU)
         """Compiles the step. |target| "llvm" is rxt's cpu backend (the seed's spelling);
@@ -118,47 +122,47 @@ class Trainer:
     # ---- running it
 
     def _split(self, args):
-        self._built()
-        tensors = [as_tensor(a) for a in args]
-        return tensors[:self._num_inputs], tensors[self._num_inputs:]
+        """The borrowed C arrays of the inputs and of the targets, and their counts."""
+        handle = self._built()
+        inputs = self._slots.fill(args)
+        n = min(self._num_inputs, len(args))
+        return handle, inputs, n, self._slots.at(n), len(args) - n
 
     def update_params(self, *args):
         """One training step on the inputs then the targets; the loss before the update (a float,
         with .numpy() as in the seed)."""
-        inputs, targets = self._split(args)
-        loss = ctypes.c_double()
-        _lib.check(_lib.lib.rxt_trainer_update(self._built(), managed_array(inputs), len(inputs),
-                                               managed_array(targets), len(targets), ctypes.byref(loss)))
-        return _scalar(loss.value)
+        handle, inputs, num_inputs, targets, num_targets = self._split(args)
+        loss = self._loss
+        _lib.check(_update(handle, inputs, num_inputs, targets, num_targets, self._loss_ref))
+        return Loss(loss.value)
 
     update = update_params
 
     def evaluate(self, *args):
         """The loss on the inputs then the targets, changing nothing."""
-        inputs, targets = self._split(args)
+        handle, inputs, num_inputs, targets, num_targets = self._split(args)
         loss = ctypes.c_double()
-        _lib.check(_lib.lib.rxt_trainer_evaluate(self._built(), managed_array(inputs), len(inputs),
-                                                 managed_array(targets), len(targets), ctypes.byref(loss)))
-        return _scalar(loss.value)
+        _lib.check(_lib.lib.rxt_trainer_evaluate(handle, inputs, num_inputs, targets, num_targets, ctypes.byref(loss)))
+        return Loss(loss.value)
 
     def predict(self, *inputs):
         """The backbone's outputs for |inputs|: an rxt.Tensor, or a tuple of them."""
-        tensors = [as_tensor(a) for a in inputs]
+        handle = self._built()
         count = ctypes.c_size_t()
-        _lib.check(_lib.lib.rxt_trainer_num_outputs(self._built(), ctypes.byref(count)))
+        _lib.check(_lib.lib.rxt_trainer_num_outputs(handle, ctypes.byref(count)))
         outputs = (ctypes.POINTER(_dlpack.ManagedTensor) * max(count.value, 1))()
         got = ctypes.c_size_t()
-        _lib.check(_lib.lib.rxt_trainer_predict(self._built(), managed_array(tensors), len(tensors), outputs,
-                                                count.value, ctypes.byref(got)))
+        _lib.check(_lib.lib.rxt_trainer_predict(handle, self._slots.fill(inputs), len(inputs), outputs, count.value,
+                                                ctypes.byref(got)))
         results = [Tensor(outputs[i]) for i in range(got.value)]
         return results[0] if len(results) == 1 else tuple(results)
 
     def profile_adjoint(self, *args):
         """One training step with profiling: the time per kernel as text (nothing changes)."""
-        inputs, targets = self._split(args)
+        handle, inputs, num_inputs, targets, num_targets = self._split(args)
         text = ctypes.c_void_p()
-        _lib.check(_lib.lib.rxt_trainer_profile_step(self._built(), managed_array(inputs), len(inputs),
-                                                     managed_array(targets), len(targets), ctypes.byref(text)))
+        _lib.check(_lib.lib.rxt_trainer_profile_step(handle, inputs, num_inputs, targets, num_targets,
+                                                     ctypes.byref(text)))
         return _lib.take_string(text)
 
     @property
@@ -199,5 +203,4 @@ class Loss(float):
         return np.float32(self)
 
 
-def _scalar(value):
-    return Loss(value)
+_update = _lib.lib.rxt_trainer_update
