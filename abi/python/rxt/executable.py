@@ -55,12 +55,35 @@ class Executable:
         self._handle = None
 
 
-def compile(module, target="llvm"):  # noqa: A001  (the seed's tvm.compile)
-    """|module| built for |target| ("llvm": rxt's cpu backend; "reference": the interpreter)."""
+class BuildOptions(ctypes.Structure):
+    """rxt_build_options_t (rxt.h)."""
+    _fields_ = [("struct_size", ctypes.c_size_t), ("backend", ctypes.c_char_p), ("opt_level", ctypes.c_int32),
+                ("libraries", ctypes.c_char_p), ("emit_library", ctypes.c_char_p), ("context", ctypes.c_void_p)]
+
+
+_lib._declare("rxt_build_options_init", None, ctypes.POINTER(BuildOptions))
+_lib._declare("rxt_executable_build_with_options", _lib.status_t, _lib.module_p, ctypes.POINTER(BuildOptions),
+              ctypes.POINTER(_lib.executable_p))
+
+
+def compile(module, target="llvm", opt_level=None, libraries=None, emit_library=None):  # noqa: A001
+    """|module| built for |target| ("llvm": rxt's cpu backend; "reference": the interpreter), the
+    seed's tvm.compile. |opt_level| (0: legalize only; default 2: fusion, memory planning),
+    |libraries| (kernel libraries for GEMMs and convolutions, "dnnl" or "none"; default: the
+    backend's) and |emit_library| (a path: the kernels are also compiled ahead of time into this
+    shared library, which the executable names) are `rxt build`'s options."""
     _lib.load_search_path()
+    options = BuildOptions()
+    _lib.lib.rxt_build_options_init(ctypes.byref(options))
+    options.backend = _TARGETS.get(str(target), str(target)).encode()
+    if opt_level is not None:
+        options.opt_level = int(opt_level)
+    if libraries is not None:
+        options.libraries = (",".join(libraries) if isinstance(libraries, (list, tuple)) else str(libraries)).encode()
+    if emit_library is not None:
+        options.emit_library = str(emit_library).encode()
     handle = _lib.executable_p()
-    backend = _TARGETS.get(str(target), str(target))
-    _lib.check(_lib.lib.rxt_executable_build(module.handle, backend.encode(), ctypes.byref(handle)))
+    _lib.check(_lib.lib.rxt_executable_build_with_options(module.handle, ctypes.byref(options), ctypes.byref(handle)))
     return Executable(handle)
 
 

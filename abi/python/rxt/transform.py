@@ -50,9 +50,33 @@ def AppendLoss(func_name, loss, num_backbone_outputs=1, new_func_name=None):  # 
     return Pass("AppendLoss", **options)
 
 
-def BindParams(func_name, params_file):  # noqa: N802
-    """Binds the parameters of |func_name| that the .safetensors file |params_file| names."""
-    return Pass("BindParams", func_name=func_name, params=quoted(str(params_file)))
+class _BindArrays(Pass):
+    """BindParams with the values in memory: written to a temporary .safetensors file for the
+    pass, removed after."""
+
+    def __init__(self, func_name, params):
+        super().__init__("BindParams", func_name=func_name)
+        self.params = params
+
+    def __call__(self, module):
+        import os
+        import tempfile
+        from ._safetensors import write
+        fd, path = tempfile.mkstemp(suffix=".safetensors")
+        os.close(fd)
+        try:
+            write(path, self.params)
+            return Pass("BindParams", func_name=self.options["func_name"], params=quoted(path))(module)
+        finally:
+            os.unlink(path)
+
+
+def BindParams(func_name, params):  # noqa: N802
+    """Binds the parameters of |func_name| to constants: |params| is {name: array} (the seed's
+    form: NumPy arrays, torch tensors, rxt.Tensor) or the path of a .safetensors file."""
+    if isinstance(params, dict):
+        return _BindArrays(func_name, params)
+    return Pass("BindParams", func_name=func_name, params=quoted(str(params)))
 
 
 def DeadCodeElimination():  # noqa: N802

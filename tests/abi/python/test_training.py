@@ -108,3 +108,23 @@ def test_setup_trainer_makes_the_trainer_module():
 def test_a_trainer_must_be_built_first():
     with pytest.raises(RuntimeError, match="build"):
         Trainer(rxt.Module.parse(LINEAR), 2, SetupTrainer(MSELoss(), SGD(0.1))).predict(np.zeros((8, 4), np.float32))
+
+
+def test_checkpoints_restore_parameters_optimizer_state_and_step(tmp_path):
+    rng = np.random.default_rng(3)
+    x, t = rng.standard_normal((8, 4), dtype=np.float32), rng.standard_normal((8, 3), dtype=np.float32)
+    trainer = linear_trainer(optimizer=Adam(0.01))
+    trainer.xavier_uniform_init_params(seed=1)
+    for _ in range(3):
+        trainer.update_params(x, t)
+    trainer.save_checkpoint(tmp_path / "step3.ckpt")
+    after_four = float(trainer.update_params(x, t))
+    fifth = float(trainer.update_params(x, t))
+    other = linear_trainer(optimizer=Adam(0.01))
+    other.load_checkpoint(tmp_path / "step3.ckpt")
+    assert float(other.update_params(x, t)) == after_four  # Adam's moments and step came back too
+    assert float(other.update_params(x, t)) == fifth
+    (tmp_path / "bad.ckpt").write_bytes(b"not a checkpoint")
+    with pytest.raises(rxt.Error, match="bad.ckpt"):
+        other.load_checkpoint(tmp_path / "bad.ckpt")
+    assert float(other.evaluate(x, t)) == float(trainer.evaluate(x, t))  # unchanged by the failed load
