@@ -65,6 +65,10 @@ class Module:
     def handle(self):
         return self._handle
 
+    def show(self):
+        """Prints the module (the seed's and the MLC course's mod.show())."""
+        print(self)
+
     def __str__(self):
         text = ctypes.c_void_p()
         _lib.check(_lib.lib.rxt_module_print(self._handle, ctypes.byref(text)))

@@ -319,6 +319,13 @@ def mean(cx, input, dim=None, keepdim=False, dtype=None):  # noqa: A002
     return _reduce(cx, "mean", input, dim, keepdim)
 
 
+@converts(torch.cumsum, methods=("cumsum",))
+def cumsum(cx, input, dim, dtype=None):  # noqa: A002
+    if dtype is not None:
+        input = astype(cx, input, dtype_name(dtype))
+    return cx.op("cumsum", [input], axis=_axis(dim, cx.ndim(input)))
+
+
 @converts(torch.amax, methods=("amax",))
 def amax(cx, input, dim=(), keepdim=False):  # noqa: A002
     return _reduce(cx, "max", input, None if dim == () else dim, keepdim)

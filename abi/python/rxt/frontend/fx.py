@@ -75,7 +75,8 @@ def _input_struct_info(info, name):
     return tensor_struct_info(list(shape), dtype)
 
 
-def from_fx(graph_module, input_info, training=None, dropout=True, function_name="backbone", _root=None):
+def from_fx(graph_module, input_info, training=None, dropout=True, function_name="backbone", call_function_map=None,
+            call_method_map=None, call_module_map=None, _root=None):
     """The backbone of a torch.fx GraphModule (torch.fx.symbolic_trace(module)).
 
     |input_info|: one (shape, dtype) per placeholder, the MLC course's form, e.g.
@@ -83,7 +84,14 @@ def from_fx(graph_module, input_info, training=None, dropout=True, function_name
     mode, by default the module's (BatchNorm on batch statistics, updating its states, and
     Dropout drawing masks in training; eval: running statistics, no dropout). |dropout|=False
     makes Dropout the identity in training too (to compare against a reference whose masks are
-    its own). Returns a Backbone: an rxt.Module with the parameters' and states' values."""
+    its own). |call_function_map| (a target -> converter), |call_method_map| (a Tensor method's
+    name -> converter) and |call_module_map| (an nn.Module type -> converter) add conversions or
+    replace the importer's, as the MLC course's from_fx takes them: a converter gets the import's
+    context (cx.op("name", [args], **attrs) builds an op; docs/python.md) and the node's
+    arguments, a module's converter the module and its qualified name first. Returns a Backbone:
+    an rxt.Module with the parameters' and states' values."""
+    overrides = {"call_function": call_function_map or {}, "call_method": call_method_map or {},
+                 "call_module": call_module_map or {}}
     training = graph_module.training if training is None else bool(training)
     options = {"training": training, "dropout": bool(dropout)}
     graph = graph_module.graph
@@ -122,7 +130,7 @@ def from_fx(graph_module, input_info, training=None, dropout=True, function_name
             unavailable.add(node)  # reported through the node it depends on
             continue
         try:
-            env[node] = _convert(cx, graph_module, node, env)
+            env[node] = _convert(cx, graph_module, node, env, overrides)
         except Unsupported as e:
             unsupported.append((describe_target(node, graph_module), node.name, str(e)))
             unavailable.add(node)
@@ -143,13 +151,18 @@ def from_fx(graph_module, input_info, training=None, dropout=True, function_name
                     [p.target for p in placeholders], len(results))
 
 
-def _convert(cx, root, node, env):
+def _convert(cx, root, node, env, overrides):
     if node.op == "get_attr":
         value = _attribute(root, node.target)
         if isinstance(value, torch.Tensor):
             return cx.value_of(node.target)
         return value
-    converter, is_module = find_converter(node, root)
+    given = overrides.get(node.op, {})
+    key = type(root.get_submodule(node.target)) if node.op == "call_module" else node.target
+    if key in given:
+        converter, is_module = given[key], node.op == "call_module"
+    else:
+        converter, is_module = find_converter(node, root)
     if converter is None:
         raise Unsupported("")
     args = torch.fx.node.map_arg(node.args, lambda n: env[n])
@@ -164,13 +177,27 @@ def _convert(cx, root, node, env):
         raise
 
 
-def from_torch(module, example_inputs, training=None, dropout=True, concrete_args=None):
+class _Tracer(torch.fx.Tracer):
+    """torch.fx's tracer, keeping whole the module types a call_module_map converts."""
+
+    def __init__(self, leaves):
+        super().__init__()
+        self.leaves = leaves
+
+    def is_leaf_module(self, module, qualified_name):
+        return type(module) in self.leaves or super().is_leaf_module(module, qualified_name)
+
+
+def from_torch(module, example_inputs, training=None, dropout=True, concrete_args=None, **maps):
     """Traces |module| with torch.fx and imports it: the backbone for inputs shaped like
     |example_inputs| (a tensor or a tuple of them), with the module's parameters and buffers as
-    its values. The module is not changed."""
+    its values. The module is not changed. |maps|: from_fx's call_function_map, call_method_map
+    and call_module_map; the types of call_module_map are traced as whole modules (leaves)."""
     if isinstance(example_inputs, torch.Tensor):
         example_inputs = (example_inputs,)
-    graph_module = torch.fx.symbolic_trace(module, concrete_args=concrete_args)
+    tracer = _Tracer(set(maps.get("call_module_map") or ()))
+    graph = tracer.trace(module, concrete_args=concrete_args)
+    graph_module = torch.fx.GraphModule(tracer.root, graph, type(module).__name__)
     info = [(tuple(x.shape), x.dtype) for x in example_inputs]
     return from_fx(graph_module, info, training=module.training if training is None else training, dropout=dropout,
-                   _root=module)
+                   _root=module, **maps)

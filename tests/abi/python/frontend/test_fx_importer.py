@@ -220,3 +220,49 @@ def test_docs_list_every_module_the_importer_converts():
     docs = (pathlib.Path(__file__).resolve().parents[4] / "docs" / "python.md").read_text()
     missing = [t.__name__ for t in _registry.MODULES if f"`{t.__name__}`" not in docs]
     assert not missing, f"docs/python.md's table lacks {missing}"
+
+
+def test_user_converters_add_and_replace_mappings():
+    class Model(nn.Module):
+        def forward(self, x):
+            return torch.special.expit(x).cumsum(1) + torch.relu(x)
+
+    with pytest.raises(frontend.UnsupportedError, match="special_expit"):
+        frontend.from_torch(Model(), torch.zeros(2, 3))
+    calls = []
+
+    def relu_as_maximum(cx, x, inplace=False):
+        calls.append("relu")
+        return cx.op("maximum", [x, cx.scalar(0.0, cx.dtype(x))])
+
+    backbone = frontend.from_torch(
+        Model(), torch.zeros(2, 3),
+        call_function_map={torch.special.expit: lambda cx, x: cx.op("sigmoid", [x]), torch.relu: relu_as_maximum},
+        call_method_map={"cumsum": lambda cx, x, dim: calls.append("cumsum") or cx.op("cumsum", [x], axis=dim)})
+    assert calls == ["cumsum", "relu"] and "maximum(" in str(backbone)
+    x = np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32)
+    assert relative_error(forward(backbone, x)[0], Model()(torch.from_numpy(x)).numpy()) <= 1e-6
+
+
+class Gate(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(4, 4))
+
+    def forward(self, x):
+        return x * torch.sigmoid(x @ self.weight.t())
+
+
+def test_a_module_converter_keeps_a_user_module_whole():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(4, 4), Gate(), nn.Linear(4, 10))
+    seen = []
+
+    def gate(cx, module, name, x):
+        seen.append(name)
+        w = cx.value_of(f"{name}.weight")
+        return cx.op("multiply", [x, cx.op("sigmoid", [cx.op("linear", [x, w])])])
+
+    x = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
+    backbone = check_against_torch(model, x, call_module_map={Gate: gate})
+    assert seen == ["1"] and "1.weight" in backbone.params
