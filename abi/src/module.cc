@@ -2,6 +2,7 @@
 #include "api.h"
 #include "rxt/ir/parser.h"
 #include "rxt/ir/printer.h"
+#include "rxt/ir/struct_info.h"
 #include "rxt/ir/well_formed.h"
 
 namespace rxt::abi_impl {
@@ -44,6 +45,41 @@ rxt_status_t rxt_module_verify(const rxt_module_t* module) {
 rxt_module_t* rxt_module_retain(rxt_module_t* module) {
   if (module != nullptr) module->references.fetch_add(1, std::memory_order_relaxed);
   return module;
+}
+
+namespace {
+
+rxt::Function FunctionOf(const rxt_module_t* module, const char* function, const char* caller) {
+  rxt::Function f = rxt::abi_impl::Unwrap(module).FindFunction(function);
+  if (f == nullptr) rxt::Throw(rxt::ErrorCode::kNotFound, caller, ": the module has no function @", function);
+  return f;
+}
+
+}  // namespace
+
+rxt_status_t rxt_module_function_params(const rxt_module_t* module, const char* function,
+                                        int (*visit)(void* user_data, const char* name, const char* struct_info),
+                                        void* user_data) {
+  RXT_API_BEGIN();
+  RXT_CHECK_ARG(module);
+  RXT_CHECK_ARG(function);
+  RXT_CHECK_ARG(visit);
+  rxt::Function f = FunctionOf(module, function, __func__);
+  for (const rxt::Var& param : f->params) {
+    if (visit(user_data, param->name.c_str(), rxt::ToString(param->struct_info).c_str()) != 0) break;
+  }
+  RXT_API_END();
+}
+
+rxt_status_t rxt_module_function_num_results(const rxt_module_t* module, const char* function, size_t* out_count) {
+  RXT_API_BEGIN();
+  RXT_CHECK_ARG(module);
+  RXT_CHECK_ARG(function);
+  RXT_CHECK_ARG(out_count);
+  rxt::Function f = FunctionOf(module, function, __func__);
+  const auto* tuple = f->ret_sinfo != nullptr ? f->ret_sinfo->As<rxt::TupleSINode>() : nullptr;
+  *out_count = tuple != nullptr ? tuple->fields.size() : 1;
+  RXT_API_END();
 }
 
 void rxt_module_release(rxt_module_t* module) {

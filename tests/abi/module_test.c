@@ -80,6 +80,45 @@ static void test_null_arguments(void) {
   rxt_module_release(module);
 }
 
+typedef struct {
+  char names[4][32];
+  char infos[4][64];
+  int count;
+  int stop_after;
+} params_seen_t;
+
+static int see_param(void* user_data, const char* name, const char* struct_info) {
+  params_seen_t* seen = (params_seen_t*)user_data;
+  if (seen->count < 4) {
+    strncpy(seen->names[seen->count], name, 31);
+    strncpy(seen->infos[seen->count], struct_info, 63);
+  }
+  ++seen->count;
+  return seen->count == seen->stop_after;
+}
+
+static void test_function_params(void) {
+  rxt_module_t* module = parse_small_module();
+  params_seen_t seen;
+  memset(&seen, 0, sizeof(seen));
+  CHECK_OK(rxt_module_function_params(module, "main", see_param, &seen));
+  CHECK(seen.count == 2);
+  CHECK(strcmp(seen.names[0], "x") == 0 && strcmp(seen.infos[0], "Tensor((2, 3), float32)") == 0);
+  CHECK(strcmp(seen.names[1], "w") == 0 && strcmp(seen.infos[1], "Tensor((3, 4), float32)") == 0);
+  memset(&seen, 0, sizeof(seen));
+  seen.stop_after = 1; /* a non-zero return stops the walk */
+  CHECK_OK(rxt_module_function_params(module, "main", see_param, &seen));
+  CHECK(seen.count == 1);
+  CHECK_ERROR(rxt_module_function_params(module, "backbone", see_param, &seen), RXT_NOT_FOUND,
+              "the module has no function @backbone");
+  CHECK_ERROR(rxt_module_function_params(module, "main", NULL, &seen), RXT_INVALID_ARGUMENT, "'visit' is NULL");
+  size_t results = 0;
+  CHECK_OK(rxt_module_function_num_results(module, "main", &results));
+  CHECK(results == 1);
+  CHECK_ERROR(rxt_module_function_num_results(module, "nope", &results), RXT_NOT_FOUND, "no function @nope");
+  rxt_module_release(module);
+}
+
 int main(void) {
   RUN(test_parse_print_parse_is_stable);
   RUN(test_parse_reads_only_len_bytes);
@@ -87,5 +126,6 @@ int main(void) {
   RUN(test_verify);
   RUN(test_retain_release);
   RUN(test_null_arguments);
+  RUN(test_function_params);
   return check_report();
 }

@@ -110,6 +110,19 @@ RXT_API rxt_module_t* rxt_module_retain(rxt_module_t* module);
 /* Drops a reference; the module is freed with the last one. NULL is a no-op. */
 RXT_API void rxt_module_release(rxt_module_t* module);
 
+/* The parameters of function |function| of |module|, in order: |visit| gets each one's name
+ * ("x", "conv1.weight") and struct info in the text format ("Tensor((n, 784), float32)"); a
+ * non-zero return stops the walk. RXT_NOT_FOUND if the module has no such function. (What a
+ * backbone's inputs, parameters and states are called: param_num and state_num say which.) */
+RXT_API rxt_status_t rxt_module_function_params(const rxt_module_t* module, const char* function,
+                                                int (*visit)(void* user_data, const char* name,
+                                                             const char* struct_info),
+                                                void* user_data);
+/* How many results function |function| returns: its tuple's fields, or 1 for anything else.
+ * RXT_NOT_FOUND if the module has no such function. */
+RXT_API rxt_status_t rxt_module_function_num_results(const rxt_module_t* module, const char* function,
+                                                     size_t* out_count);
+
 /* ---- Module attributes (param_num, state_num, ...) ----------------------------------------- */
 
 typedef enum rxt_attr_kind_e {

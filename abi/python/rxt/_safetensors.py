@@ -1,4 +1,4 @@
-"""Writing {name: array} as a .safetensors file (an 8-byte little-endian header length, a JSON
+"""Reading and writing {name: array} as a .safetensors file (an 8-byte little-endian header length, a JSON
 header of each tensor's dtype, shape and byte range, then the bytes), for the passes that read
 values from a file (BindParams)."""
 import json
@@ -35,3 +35,28 @@ def write(path, values):
         f.write(text)
         for chunk in chunks:
             f.write(chunk)
+
+
+def read(path):
+    """{name: NumPy array} of the file, in its order (rxt writes parameters in the backbone's)."""
+    import numpy as np
+    names = {v: k for k, v in _DTYPES.items()}
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < 8:
+        raise ValueError(f"{path}: not a safetensors file (too short)")
+    (size,) = struct.unpack("<Q", data[:8])
+    if size > len(data) - 8:
+        raise ValueError(f"{path}: not a safetensors file (a header of {size} bytes in {len(data)})")
+    header = json.loads(data[8:8 + size])
+    header.pop("__metadata__", None)
+    body = memoryview(data)[8 + size:]
+    entries = sorted(header.items(), key=lambda item: item[1]["data_offsets"][0])
+    out = {}
+    for name, entry in entries:
+        dtype = np.dtype(names[entry["dtype"]]).newbyteorder("<") if entry["dtype"] != "BF16" else None
+        if dtype is None:
+            raise ValueError(f"{path}: '{name}' is bfloat16, which NumPy has no dtype for")
+        begin, end = entry["data_offsets"]
+        out[name] = np.frombuffer(body[begin:end], dtype=dtype).reshape(entry["shape"]).astype(dtype.newbyteorder("="))
+    return out

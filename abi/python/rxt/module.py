@@ -23,6 +23,22 @@ class Module:
         with open(path, "rb") as f:
             return Module.parse(f.read(), str(path))
 
+    def function_params(self, function):
+        """[(name, struct info text)] of |function|'s parameters, in order."""
+        params = []
+
+        def visit(_, name, struct_info):
+            params.append((name.decode(), struct_info.decode()))
+            return 0
+        _lib.check(_lib.lib.rxt_module_function_params(self._handle, function.encode(), _lib.ParamVisitor(visit), None))
+        return params
+
+    def function_num_results(self, function):
+        """How many results |function| returns (a tuple's fields, else 1)."""
+        count = ctypes.c_size_t()
+        _lib.check(_lib.lib.rxt_module_function_num_results(self._handle, function.encode(), ctypes.byref(count)))
+        return count.value
+
     def verify(self):
         """Raises rxt.Error listing every problem if the module is not well formed."""
         _lib.check(_lib.lib.rxt_module_verify(self._handle))
