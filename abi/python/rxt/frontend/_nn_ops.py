@@ -59,12 +59,14 @@ def conv2d(cx, input, weight, bias=None, stride=1, padding=0, dilation=1, groups
     return _conv2d(cx, input, weight, bias, stride, padding, dilation, groups)
 
 
-@converts_module(nn.Conv2d)
-def conv2d_module(cx, module, name, input):  # noqa: A002
+def _conv_module(cx, module, name, x, convert):
     if module.padding_mode != "zeros":
         raise Unsupported(f"padding_mode={module.padding_mode!r}")
-    return _conv2d(cx, input, cx.value_of(f"{name}.weight"), _optional_param(cx, module, name, "bias"),
-                   module.stride, module.padding, module.dilation, module.groups)
+    return convert(cx, x, cx.value_of(f"{name}.weight"), _optional_param(cx, module, name, "bias"), module.stride,
+                   module.padding, module.dilation, module.groups)
+
+
+converts_module(nn.Conv2d)(lambda cx, module, name, input: _conv_module(cx, module, name, input, _conv2d))  # noqa
 
 
 def _conv1d(cx, x, weight, bias, stride, padding, dilation, groups):
@@ -94,12 +96,7 @@ def conv1d(cx, input, weight, bias=None, stride=1, padding=0, dilation=1, groups
     return _conv1d(cx, input, weight, bias, stride, padding, dilation, groups)
 
 
-@converts_module(nn.Conv1d)
-def conv1d_module(cx, module, name, input):  # noqa: A002
-    if module.padding_mode != "zeros":
-        raise Unsupported(f"padding_mode={module.padding_mode!r}")
-    return _conv1d(cx, input, cx.value_of(f"{name}.weight"), _optional_param(cx, module, name, "bias"),
-                   module.stride, module.padding, module.dilation, module.groups)
+converts_module(nn.Conv1d)(lambda cx, module, name, input: _conv_module(cx, module, name, input, _conv1d))  # noqa
 
 
 # ---- pooling
