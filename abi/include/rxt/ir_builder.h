@@ -107,7 +107,8 @@ typedef struct rxt_ir_api_s {
 
   /* Adds a parameter named |name| with struct info |struct_info| in the text format
    * ("Tensor((n,), int64)") to the function being built; returns it. Only where the callback's
-   * documentation allows it (a loss declares its targets this way). */
+   * documentation allows it (a loss declares its targets this way), and in a function built
+   * through the C ABI (rxt_function_builder_create, rxt.h: every parameter of it). */
   rxt_ir_expr_t (*param)(rxt_ir_builder_t* b, const char* name, const char* struct_info);
   /* Declares one tensor of optimizer state (optimizers only): named |name| (unique, e.g.
    * "lr", "adam_m.3"), of struct info |struct_info|, every element |init| at the start of
