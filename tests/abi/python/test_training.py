@@ -128,3 +128,21 @@ def test_checkpoints_restore_parameters_optimizer_state_and_step(tmp_path):
     with pytest.raises(rxt.Error, match="bad.ckpt"):
         other.load_checkpoint(tmp_path / "bad.ckpt")
     assert float(other.evaluate(x, t)) == float(trainer.evaluate(x, t))  # unchanged by the failed load
+
+
+def test_the_seeds_low_level_api_gives_the_trainers_step():
+    """AppendLoss + Gradient + the VM (the seed's Method 2), then SGD by hand, equal the
+    Trainer's own step."""
+    rng = np.random.default_rng(5)
+    x, t = rng.standard_normal((8, 4), dtype=np.float32), rng.standard_normal((8, 3), dtype=np.float32)
+    w, b = rng.standard_normal((4, 3), dtype=np.float32), rng.standard_normal(3, dtype=np.float32)
+    mod = rxt.transform.AppendLoss("backbone", MSELoss(reduction="mean"))(rxt.Module.parse(LINEAR))
+    mod = rxt.transform.Gradient("backbone_loss", require_grads=["w", "b"])(mod)
+    vm = rxt.VirtualMachine(rxt.build(rxt.transform.LegalizeOps()(mod)))
+    loss, gw, gb = (np.from_dlpack(v) for v in vm["backbone_loss_adjoint"](x, w, b, t))
+    trainer = linear_trainer()
+    trainer.load_params({"w": w, "b": b})
+    assert float(trainer.update_params(x, t)) == pytest.approx(float(loss), rel=1e-6)
+    params = {k: np.from_dlpack(v) for k, v in trainer.export_params().items()}
+    np.testing.assert_allclose(params["w"], w - 0.1 * gw, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(params["b"], b - 0.1 * gb, rtol=1e-6, atol=1e-7)
