@@ -34,7 +34,7 @@ class UnsupportedError(_lib.Error):
         self.nodes = nodes
 
 
-def _stateful_buffers(graph_module, training):
+def _stateful_buffers(graph_module):
     """The buffers that are states: those of the BatchNorm modules the graph calls."""
     ids = set()
     for node in graph_module.graph.nodes:
@@ -113,7 +113,7 @@ def from_fx(graph_module, input_info, training=None, dropout=True, function_name
         if p.requires_grad:
             cx.declare(name, p)
             params[name] = p.detach().cpu().numpy().copy()
-    stateful = _stateful_buffers(graph_module, training)
+    stateful = _stateful_buffers(graph_module)
     for name, b in root.named_buffers():
         if id(b) in stateful:
             cx.declare(name, b, state=True)

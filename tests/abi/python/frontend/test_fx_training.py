@@ -7,7 +7,6 @@ import copy
 import numpy as np
 import torch
 
-import rxt
 from rxt import frontend
 from rxt.training import SetupTrainer, Trainer
 from rxt.training.loss import CrossEntropyLoss
