@@ -1,6 +1,7 @@
 """What rxt's Python binding adds to a training step (issue 15: at most 10 us over the C call).
 trainer.update_params(x, y) from NumPy arrays against the bare C call (rxt_trainer_update through
-ctypes on tensors converted once), in alternating blocks, medians per step and their difference:
+ctypes on tensors converted once), step by step in alternation (each step timed on its own, so a
+busy phase of the machine hits both sides alike), medians per step and their difference:
 on the seed MLP (batch 64, where the step's own time varies by more than the difference on a
 busy machine) and on a tiny linear model (a step of a few microseconds: the binding's cost
 alone). The arrays are 64-byte aligned (rxt.empty), so neither side copies them; the cost of
@@ -63,9 +64,15 @@ def measure(name, trainer, x, y, n, rounds):
     for step in (python_step, c_step):
         per_step(step, n // 4)  # warm up
     py, c = [], []
-    for _ in range(rounds):
-        py.append(per_step(python_step, n))
-        c.append(per_step(c_step, n))
+    clock = time.perf_counter_ns
+    for _ in range(rounds * n):
+        t0 = clock()
+        python_step()
+        t1 = clock()
+        c_step()
+        t2 = clock()
+        py.append((t1 - t0) / 1e3)
+        c.append((t2 - t1) / 1e3)
     mp, mc = statistics.median(py), statistics.median(c)
     print(f"RESULT {name}: python update_params {mp:.1f} us, C call {mc:.1f} us, binding adds {mp - mc:.1f} us per step")
 

@@ -1,23 +1,27 @@
-"""The arguments of one call as DLPack tensors rxt borrows, without building an rxt.Tensor per
-array: rxt's calls (a training step, a VM function) read their inputs during the call and keep
-nothing, so a NumPy array is described in place in a reusable slot (its address, shape, strides
-and dtype), with no capsule, no object to delete afterwards and nothing allocated per call. This
-is what keeps a step's cost from Python close to the C call's. Other arguments (torch tensors,
-rxt.Tensor, lists) go through DLPack as usual (tensor.as_tensor).
+"""The arguments of one call as DLPack tensors rxt borrows. rxt's calls (a training step, a VM
+function) read their inputs during the call and keep nothing, so nothing needs to own them
+across it: an array's own DLPack capsule (NumPy's or torch's __dlpack__, made in C) is read for
+its managed tensor, which rxt borrows, and the capsule goes with the call (its producer frees it,
+as for any capsule nobody consumed). An rxt.Tensor lends its own. What a producer will not
+export — a read-only or bool NumPy array (NumPy 1.24 refuses both) — is described in place in a
+reusable slot (address, shape, strides, dtype); anything else becomes a tensor through
+tensor.as_tensor (a copy when it must).
 
-One ArgumentSlots belongs to one caller (a Trainer, a VirtualMachine) and serves one call at a
-time: like the trainer it belongs to, it is not for two threads at once."""
+This keeps the binding's work per call to a few C-level operations: measured against the bare
+C call, Python's own cost is what remains (bench/python_overhead.py). An ArgumentSlots belongs to
+one caller (a Trainer, a VirtualMachine) and serves one call at a time; like the trainer it
+belongs to, it is not for two threads at once."""
 import ctypes
-import sys
 
 from . import _dlpack
 from .tensor import Tensor, as_tensor
 
 _MAX_NDIM = 16
 _CODES = {"f": 2, "i": 0, "u": 1, "b": 6}  # DLPack type codes by NumPy kind (b: kDLBool, as librxt reads it)
-
-
-_POINTERS = ctypes.POINTER(ctypes.POINTER(_dlpack.ManagedTensor))
+_NAME = b"dltensor"
+_capsule_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+    ("PyCapsule_GetPointer", ctypes.pythonapi))
+_EXPORT_REFUSED = (BufferError, TypeError, ValueError, RuntimeError)
 
 
 class _Slot(ctypes.Structure):
@@ -27,28 +31,52 @@ class _Slot(ctypes.Structure):
 
 class ArgumentSlots:
     def __init__(self):
-        self._slots = None      # ctypes array of _Slot
-        self._pointers = None   # ctypes array of POINTER(ManagedTensor), what the C call takes
-        self._slot_pointers = []  # POINTER(ManagedTensor) to each slot
-        self._tails = []        # _POINTERS to each element of _pointers (and one past the end)
+        self._pointers = None  # c_void_p array: the managed tensors' addresses, what the C call takes
+        self._base = 0         # its address
+        self._slots = None     # in-place descriptions, made on first need
+        self._views = None
         self._capacity = 0
-        self._keep = []         # arguments converted through DLPack, alive until the next call
-        self._dtypes = {}       # NumPy dtype -> (code, bits), or None when rxt has no such dtype
+        self._dtypes = {}      # NumPy dtype -> (code, bits), or None when rxt has no such dtype
 
     def _grow(self, count):
-        self._slots = (_Slot * count)()
-        # Views of each slot's parts, made once (a ctypes attribute access builds a new object).
-        self._views = []
-        for slot in self._slots:
-            dl = slot.managed.dl_tensor
-            dl.device.device_type = _dlpack.KDL_CPU
-            dl.dtype.lanes = 1
-            dl.shape = slot.shape
-            self._views.append((dl, dl.dtype, slot.shape, slot.strides, ctypes.pointer(slot.managed)))
-        self._pointers = (ctypes.POINTER(_dlpack.ManagedTensor) * count)()
-        base, step = ctypes.addressof(self._pointers), ctypes.sizeof(ctypes.c_void_p)
-        self._tails = [ctypes.cast(base + i * step, _POINTERS) for i in range(count + 1)]
+        self._pointers = (ctypes.c_void_p * count)()
+        self._base = ctypes.addressof(self._pointers)
+        self._slots, self._views = None, None
         self._capacity = count
+
+    def fill(self, args):
+        """(address of the C array of |args| as borrowed managed tensors, what must live until the
+        call returns). The caller keeps the second while it calls."""
+        if len(args) > self._capacity:
+            self._grow(max(len(args), 4))
+        pointers, keep = self._pointers, []
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor):
+                pointers[i] = a.address
+                continue
+            export = getattr(a, "__dlpack__", None)
+            if export is not None:
+                try:
+                    capsule = export()
+                except _EXPORT_REFUSED:
+                    capsule = None
+                if capsule is not None:
+                    pointers[i] = _capsule_pointer(capsule, _NAME)
+                    keep.append(capsule)
+                    continue
+            if self._describe(i, a):
+                keep.append(a)
+                continue
+            tensor = as_tensor(a)
+            keep.append(tensor)
+            pointers[i] = tensor.address
+        return self._base, keep
+
+    def at(self, index):
+        """The address of the C array from argument |index| on (the targets after the inputs)."""
+        return self._base + index * ctypes.sizeof(ctypes.c_void_p)
+
+    # ---- in-place descriptions (arrays a producer will not export)
 
     def _dtype(self, dtype):
         found = self._dtypes.get(dtype, False)
@@ -59,21 +87,28 @@ class ArgumentSlots:
         return found
 
     def _describe(self, i, array):
-        """Fills slot |i| with |array|'s memory; False if it cannot be described in place."""
+        """Fills slot |i| with a NumPy |array|'s memory; False if it cannot be described in place."""
+        if not hasattr(array, "__array_interface__") or not hasattr(array, "dtype"):
+            return False
         dtype = self._dtype(array.dtype)
         ndim = array.ndim
         if dtype is None or ndim > _MAX_NDIM:
             return False
-        dl, dl_dtype, shape, strides, pointer = self._views[i]
-        contiguous = array.flags.c_contiguous
-        if contiguous and array.flags.writeable and array.size:
-            dl.data = ctypes.addressof(ctypes.c_char.from_buffer(array))  # (cheaper than array.ctypes)
-        else:
-            dl.data = array.ctypes.data
+        if self._slots is None:
+            self._slots = (_Slot * self._capacity)()
+            self._views = []
+            for slot in self._slots:
+                dl = slot.managed.dl_tensor
+                dl.device.device_type = _dlpack.KDL_CPU
+                dl.dtype.lanes = 1
+                dl.shape = slot.shape
+                self._views.append((dl, dl.dtype, slot.shape, slot.strides, ctypes.addressof(slot.managed)))
+        dl, dl_dtype, shape, strides, address = self._views[i]
+        dl.data = array.__array_interface__["data"][0]
         dl_dtype.code, dl_dtype.bits = dtype
         dl.ndim = ndim
         shape[0:ndim] = array.shape
-        if contiguous:
+        if array.flags.c_contiguous:
             dl.strides = None
         else:
             itemsize = array.itemsize
@@ -81,24 +116,5 @@ class ArgumentSlots:
                 return False
             strides[0:ndim] = [step // itemsize for step in array.strides]
             dl.strides = strides
-        self._pointers[i] = pointer
+        self._pointers[i] = address
         return True
-
-    def fill(self, args):
-        """The C array of |args| as borrowed managed tensors (valid until the next fill)."""
-        if len(args) > self._capacity:
-            self._grow(max(len(args), 4))
-        self._keep.clear()
-        numpy = sys.modules.get("numpy")
-        ndarray = numpy.ndarray if numpy is not None else None
-        for i, a in enumerate(args):
-            if type(a) is ndarray and self._describe(i, a):
-                continue
-            tensor = a if isinstance(a, Tensor) else as_tensor(a)
-            self._keep.append(tensor)
-            self._pointers[i] = tensor.managed
-        return self._pointers
-
-    def at(self, index):
-        """The C array from argument |index| on (the targets after the inputs)."""
-        return self._tails[index]

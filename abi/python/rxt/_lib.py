@@ -144,18 +144,21 @@ _declare("rxt_trainer_set_by_name", status_t, trainer_p, ctypes.c_int, ctypes.c_
          ctypes.POINTER(_dlpack.ManagedTensor))
 _declare("rxt_trainer_init_xavier_uniform", status_t, trainer_p, ctypes.c_uint64)
 _declare("rxt_trainer_init_zero", status_t, trainer_p, ctypes.c_int)
-_declare("rxt_trainer_predict", status_t, trainer_p, managed_pp, ctypes.c_size_t, managed_pp, ctypes.c_size_t,
+# Input arrays are passed as addresses (c_void_p): the binding fills them with the addresses of
+# borrowed managed tensors (_borrow.py).
+inputs_p = ctypes.c_void_p
+_declare("rxt_trainer_predict", status_t, trainer_p, inputs_p, ctypes.c_size_t, managed_pp, ctypes.c_size_t,
          ctypes.POINTER(ctypes.c_size_t))
-_declare("rxt_trainer_update", status_t, trainer_p, managed_pp, ctypes.c_size_t, managed_pp, ctypes.c_size_t,
+_declare("rxt_trainer_update", status_t, trainer_p, inputs_p, ctypes.c_size_t, inputs_p, ctypes.c_size_t,
          ctypes.POINTER(ctypes.c_double))
-_declare("rxt_trainer_evaluate", status_t, trainer_p, managed_pp, ctypes.c_size_t, managed_pp, ctypes.c_size_t,
+_declare("rxt_trainer_evaluate", status_t, trainer_p, inputs_p, ctypes.c_size_t, inputs_p, ctypes.c_size_t,
          ctypes.POINTER(ctypes.c_double))
 _declare("rxt_trainer_learning_rate", status_t, trainer_p, ctypes.POINTER(ctypes.c_double))
 _declare("rxt_trainer_set_learning_rate", status_t, trainer_p, ctypes.c_double)
 _declare("rxt_trainer_set_schedule", status_t, trainer_p, ctypes.c_char_p, ctypes.c_double)
 _declare("rxt_trainer_save_checkpoint", status_t, trainer_p, ctypes.c_char_p)
 _declare("rxt_trainer_load_checkpoint", status_t, trainer_p, ctypes.c_char_p)
-_declare("rxt_trainer_profile_step", status_t, trainer_p, managed_pp, ctypes.c_size_t, managed_pp, ctypes.c_size_t,
+_declare("rxt_trainer_profile_step", status_t, trainer_p, inputs_p, ctypes.c_size_t, inputs_p, ctypes.c_size_t,
          ctypes.POINTER(ctypes.c_void_p))
 
 INPUTS, TARGETS, PARAMS, STATES, OPTIMIZER_STATE = range(5)
@@ -189,7 +192,7 @@ _declare("rxt_executable_load", status_t, ctypes.c_char_p, ctypes.POINTER(execut
 _declare("rxt_executable_release", None, executable_p)
 _declare("rxt_vm_create", status_t, executable_p, ctypes.c_char_p, ctypes.POINTER(vm_p))
 _declare("rxt_vm_release", None, vm_p)
-_declare("rxt_vm_invoke", status_t, vm_p, ctypes.c_char_p, managed_pp, ctypes.c_size_t, managed_pp, ctypes.c_size_t,
+_declare("rxt_vm_invoke", status_t, vm_p, ctypes.c_char_p, inputs_p, ctypes.c_size_t, managed_pp, ctypes.c_size_t,
          ctypes.POINTER(ctypes.c_size_t))
 _declare("rxt_vm_set_profiling", status_t, vm_p, ctypes.c_int)
 _declare("rxt_vm_profile", status_t, vm_p, ctypes.POINTER(ctypes.c_void_p))

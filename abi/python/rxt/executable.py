@@ -104,7 +104,7 @@ class VirtualMachine:
             _lib.check(_lib.lib.rxt_vm_set_profiling(self._handle, 1))
 
     def invoke(self, function, *args):
-        inputs = self._slots.fill(args)
+        inputs, keep = self._slots.fill(args)  # (keep: alive until the call returns)
         needed = ctypes.c_size_t()
         capacity = 8
         while True:

@@ -27,6 +27,7 @@ class Tensor:
         """Takes ownership of |managed| (a POINTER(_dlpack.ManagedTensor)): its deleter runs when
         this Tensor and every export of it are gone."""
         self._managed = managed
+        self.address = ctypes.addressof(managed.contents)  # what rxt's C calls borrow
 
     @staticmethod
     def from_dlpack(x):
@@ -117,5 +118,6 @@ def as_tensor(x):
 
 
 def managed_array(tensors):
-    """A C array of the managed tensors of |tensors| (rxt.Tensor), which rxt's calls borrow."""
-    return (ctypes.POINTER(_dlpack.ManagedTensor) * max(len(tensors), 1))(*[t.managed for t in tensors])
+    """A C array of the managed tensors of |tensors| (rxt.Tensor), which rxt's calls borrow; pass
+    ctypes.addressof of it."""
+    return (ctypes.c_void_p * max(len(tensors), 1))(*[t.address for t in tensors])

@@ -122,25 +122,25 @@ class Trainer:
     # ---- running it
 
     def _split(self, args):
-        """The borrowed C arrays of the inputs and of the targets, and their counts."""
+        """The borrowed C arrays of the inputs and of the targets, their counts, and what must
+        live until the call returns."""
         handle = self._built()
-        inputs = self._slots.fill(args)
+        inputs, keep = self._slots.fill(args)
         n = min(self._num_inputs, len(args))
-        return handle, inputs, n, self._slots.at(n), len(args) - n
+        return handle, inputs, n, self._slots.at(n), len(args) - n, keep
 
     def update_params(self, *args):
         """One training step on the inputs then the targets; the loss before the update (a float,
         with .numpy() as in the seed)."""
-        handle, inputs, num_inputs, targets, num_targets = self._split(args)
-        loss = self._loss
+        handle, inputs, num_inputs, targets, num_targets, keep = self._split(args)
         _lib.check(_update(handle, inputs, num_inputs, targets, num_targets, self._loss_ref))
-        return Loss(loss.value)
+        return Loss(self._loss.value)
 
     update = update_params
 
     def evaluate(self, *args):
         """The loss on the inputs then the targets, changing nothing."""
-        handle, inputs, num_inputs, targets, num_targets = self._split(args)
+        handle, inputs, num_inputs, targets, num_targets, keep = self._split(args)
         loss = ctypes.c_double()
         _lib.check(_lib.lib.rxt_trainer_evaluate(handle, inputs, num_inputs, targets, num_targets, ctypes.byref(loss)))
         return Loss(loss.value)
@@ -152,14 +152,14 @@ class Trainer:
         _lib.check(_lib.lib.rxt_trainer_num_outputs(handle, ctypes.byref(count)))
         outputs = (ctypes.POINTER(_dlpack.ManagedTensor) * max(count.value, 1))()
         got = ctypes.c_size_t()
-        _lib.check(_lib.lib.rxt_trainer_predict(handle, self._slots.fill(inputs), len(inputs), outputs, count.value,
-                                                ctypes.byref(got)))
+        arguments, keep = self._slots.fill(inputs)
+        _lib.check(_lib.lib.rxt_trainer_predict(handle, arguments, len(inputs), outputs, count.value, ctypes.byref(got)))
         results = [Tensor(outputs[i]) for i in range(got.value)]
         return results[0] if len(results) == 1 else tuple(results)
 
     def profile_adjoint(self, *args):
         """One training step with profiling: the time per kernel as text (nothing changes)."""
-        handle, inputs, num_inputs, targets, num_targets = self._split(args)
+        handle, inputs, num_inputs, targets, num_targets, keep = self._split(args)
         text = ctypes.c_void_p()
         _lib.check(_lib.lib.rxt_trainer_profile_step(handle, inputs, num_inputs, targets, num_targets,
                                                      ctypes.byref(text)))
