@@ -12,6 +12,34 @@ class Unsupported(Exception):
     reported with every other one."""
 
 
+class SymDim:
+    """A symbolic dim (its text, "n") where torch code asks for a size: reshape takes it as its
+    inferred dim; arithmetic on it is not supported (rxt's shapes here are static or the
+    inferred one)."""
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __str__(self):
+        return self.name
+
+    def __repr__(self):
+        return self.name
+
+    def __eq__(self, other):
+        return isinstance(other, SymDim) and other.name == self.name
+
+    def __hash__(self):
+        return hash(self.name)
+
+    def _arithmetic(self, *args):
+        raise Unsupported(f"arithmetic on the symbolic dim {self.name}")
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _arithmetic
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __mod__ = __index__ = __int__ = _arithmetic
+
+
 class Var:
     """A tensor of the function being built (an expression handle of its FunctionBuilder)."""
     __slots__ = ("expr",)

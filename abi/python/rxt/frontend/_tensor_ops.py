@@ -8,7 +8,7 @@ import operator
 import torch
 
 from .._ir import DType
-from ._context import Unsupported, Var, dtype_name
+from ._context import SymDim, Unsupported, Var, dtype_name
 from ._registry import converts
 
 _BIG = (1 << 31) - 1  # strided_slice's "to the end of the axis"
@@ -25,6 +25,8 @@ def _axis(axis, ndim):
 def _binary(cx, name, a, b, python_op):
     if _is_number(a) and _is_number(b):
         return python_op(a, b)
+    if isinstance(a, SymDim) or isinstance(b, SymDim):
+        raise Unsupported(f"arithmetic on the symbolic dim {a if isinstance(a, SymDim) else b}")
     if not isinstance(a, Var) and not isinstance(b, Var):
         raise Unsupported(f"{name} of {type(a).__name__} and {type(b).__name__}")
     a = cx.tensor(a, like=b if isinstance(b, Var) else None)
@@ -132,14 +134,22 @@ def _shape_args(shape):
 
 
 def _reshape(cx, x, dims):
-    out = []
-    for d in dims:
-        if isinstance(d, int):
-            out.append(d)
-        else:  # a symbolic dim: only as the one inferred dim
-            out.append(-1)
+    """reshape to |dims|, where symbolic dims (their text, from size()) may stand: reshape takes
+    static dims and one inferred (-1), so a symbolic dim becomes the inferred one, after an
+    explicit -1 is worked out when the symbols cancel (view(x.size(0), -1) of an (n, 3, 4) x is
+    (n, 12): reshape to (-1, 12))."""
+    symbolic = [d for d in dims if not isinstance(d, int)]
+    if symbolic and -1 in dims:
+        source = cx.dims(x)
+        source_symbols = sorted(str(d) for d in source if not isinstance(d, int))
+        if sorted(str(d) for d in symbolic) == source_symbols:
+            known = math.prod(d for d in dims if isinstance(d, int) and d != -1)
+            total = math.prod(d for d in source if isinstance(d, int))
+            if known and total % known == 0:
+                dims = [total // known if d == -1 else d for d in dims]
+    out = [d if isinstance(d, int) else -1 for d in dims]
     if out.count(-1) > 1:
-        raise Unsupported(f"reshape to {dims}: more than one dim unknown at import")
+        raise Unsupported(f"reshape to {list(dims)}: more than one dim unknown at import")
     return cx.op("reshape", [x, cx.shape_value(out)])
 
 
@@ -197,12 +207,11 @@ def t(cx, input):  # noqa: A002
 @converts(methods=("size",))
 def size(cx, input, dim=None):  # noqa: A002
     dims = cx.dims(input)
-    if dim is None:  # symbolic dims as their text: reshape takes one of them as its inferred dim
+    # Symbolic dims as SymDim: reshape takes one as its inferred dim; arithmetic on it is refused.
+    dims = [d if isinstance(d, int) else SymDim(str(d)) for d in dims]
+    if dim is None:
         return torch.Size(dims) if all(isinstance(d, int) for d in dims) else tuple(dims)
-    d = dims[dim]
-    if not isinstance(d, int):
-        raise Unsupported(f"size({dim}) of a symbolic dim ({d}) used as a number")
-    return d
+    return dims[dim]
 
 
 @converts(methods=("dim",))

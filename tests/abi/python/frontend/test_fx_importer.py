@@ -134,9 +134,20 @@ def test_attention_modules_match_torch():
         assert float(np.max(np.abs(grads[n] - p.grad.numpy()))) / max(float(p.grad.abs().max()), 1e-6) <= 1e-4, n
 
 
-def test_symbolic_batch():
+class ViewBatch(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(12, 3)
+
+    def forward(self, x):
+        return self.fc(torch.relu(x.view(x.size(0), -1)))
+
+
+@pytest.mark.parametrize("model", [lambda: nn.Sequential(nn.Flatten(), nn.Linear(12, 5), nn.ReLU(), nn.Linear(5, 3)),
+                                   ViewBatch])
+def test_symbolic_batch(model):
     torch.manual_seed(0)
-    model = nn.Sequential(nn.Flatten(), nn.Linear(12, 5), nn.ReLU(), nn.Linear(5, 3))
+    model = model()
     backbone = frontend.from_fx(torch.fx.symbolic_trace(model), [(("n", 3, 4), "float32")])
     assert "Tensor((n, 3, 4), float32)" in str(backbone)
     for batch in (1, 7):
@@ -266,3 +277,12 @@ def test_a_module_converter_keeps_a_user_module_whole():
     x = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
     backbone = check_against_torch(model, x, call_module_map={Gate: gate})
     assert seen == ["1"] and "1.weight" in backbone.params
+
+
+def test_arithmetic_on_a_symbolic_dim_is_refused_by_name():
+    class Halves(nn.Module):
+        def forward(self, x):
+            return x.view(x.size(0) * 2, -1)
+
+    with pytest.raises(frontend.UnsupportedError, match="arithmetic on the symbolic dim n"):
+        frontend.from_fx(torch.fx.symbolic_trace(Halves()), [(("n", 4), "float32")])
