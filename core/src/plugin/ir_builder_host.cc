@@ -12,12 +12,13 @@
 namespace rxt {
 namespace {
 
-/// Names of parameters and states: identifiers the text format can print.
+/// Names of parameters and states: any the text format can print (quoted where they are not
+/// identifiers: %"trunk.block1-0.weight"), so importers keep a model's own names; no control
+/// characters.
 bool IsGoodName(const std::string& name) {
   if (name.empty()) return false;
   for (char c : name) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
-    if (!ok) return false;
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
   }
   return true;
 }
@@ -92,7 +93,7 @@ void IRBuilderHost::AddSymbols(const StructInfo& sinfo) {
 
 StructInfo IRBuilderHost::ParseDeclared(const char* what, const std::string& name, const std::string& sinfo_text) {
   if (!IsGoodName(name)) {
-    Throw(ErrorCode::kInvalidArgument, what, ": '", name, "' is not a valid name (letters, digits, '_' and '.')");
+    Throw(ErrorCode::kInvalidArgument, what, ": '", name, "' is not a valid name (empty, or with a control character)");
   }
   return ParseStructInfo(sinfo_text, &symbols_, StrCat("struct info of ", what, " '", name, "'"));
 }

@@ -323,9 +323,13 @@ TEST_F(IRBuilderHostTest, ParamsShareTheFunctionsSymbolicDims) {
   EXPECT_EQ((*host.params()[0]->struct_info->As<TensorSINode>()->shape)[0], n);
   EXPECT_EQ(Ir().param(host.handle(), "targets", "Tensor((n,), int64)"), nullptr);
   EXPECT_NE(host.error().find("declared twice"), std::string::npos);
+  // Any printable name is one (the text format quotes it: a model's own names stay).
+  IRBuilderHost quoted(builder_, {.allow_params = true});
+  EXPECT_NE(Ir().param(quoted.handle(), "trunk.block1-0 w", "Tensor((2,), int64)"), nullptr) << quoted.error();
   IRBuilderHost bad(builder_, {.allow_params = true});
-  EXPECT_EQ(Ir().param(bad.handle(), "a b", "Tensor((2,), int64)"), nullptr);
+  EXPECT_EQ(Ir().param(bad.handle(), "a\nb", "Tensor((2,), int64)"), nullptr);
   EXPECT_NE(bad.error().find("not a valid name"), std::string::npos);
+  EXPECT_EQ(Ir().param(bad.handle(), "", "Tensor((2,), int64)"), nullptr);
   IRBuilderHost worse(builder_, {.allow_params = true});
   EXPECT_EQ(Ir().param(worse.handle(), "t", "Tensor((2,), int65)"), nullptr);
   EXPECT_NE(worse.error().find("struct info of param 't':1:"), std::string::npos) << worse.error();

@@ -241,6 +241,27 @@ def dropout_module(cx, module, name, input):  # noqa: A002
     return cx.dropout(input, module.p)
 
 
+def _stochastic_depth(cx, input, p, mode, training=True):  # noqa: A002
+    """torchvision.ops.stochastic_depth: drops whole samples (mode "row") or the whole batch
+    ("batch") with probability p, scaling the kept by 1 / (1 - p): nn.dropout of a ones tensor
+    of the sample or batch shape, times the input."""
+    if not (training and cx.training and cx.options["dropout"]) or p == 0:
+        return input
+    if mode not in ("row", "batch"):
+        raise Unsupported(f"stochastic_depth mode {mode!r}")
+    dims = cx.static_dims(input, "stochastic_depth")
+    shape = [dims[0] if mode == "row" else 1] + [1] * (len(dims) - 1)
+    ones = cx.constant(np.ones(shape, dtype=cx.dtype(input)))
+    return cx.op("multiply", [input, cx.dropout(ones, p)])
+
+
+try:  # torchvision is optional: its functions convert when it is there
+    from torchvision.ops import stochastic_depth as _torchvision_stochastic_depth
+    converts(_torchvision_stochastic_depth)(_stochastic_depth)
+except ImportError:
+    pass
+
+
 # ---- activations
 
 def _activation(name, op_name, functions, modules, methods=()):

@@ -196,7 +196,13 @@ def from_torch(module, example_inputs, training=None, dropout=True, concrete_arg
     if isinstance(example_inputs, torch.Tensor):
         example_inputs = (example_inputs,)
     tracer = _Tracer(set(maps.get("call_module_map") or ()))
-    graph = tracer.trace(module, concrete_args=concrete_args)
+    try:
+        graph = tracer.trace(module, concrete_args=concrete_args)
+    except torch.fx.proxy.TraceError as e:
+        raise _lib.Error("unimplemented", f"rxt.frontend.from_torch: torch.fx cannot trace {type(module).__name__}: {e} "
+                         "(torch.fx follows no Python control flow on tensor values, nor unpacks a tensor's shape: "
+                         "give such arguments as concrete_args, trace it yourself and call from_fx, or save it with "
+                         "torch.jit.trace and import the .pt file)") from e
     graph_module = torch.fx.GraphModule(tracer.root, graph, type(module).__name__)
     info = [(tuple(x.shape), x.dtype) for x in example_inputs]
     return from_fx(graph_module, info, training=module.training if training is None else training, dropout=dropout,

@@ -75,7 +75,11 @@ Expr KernelCall::Finish(LegalizeContext& context, const std::vector<TensorRef>& 
   }
   RXT_CHECK(out_sinfo.size() == outputs.size(), "the kernel has ", outputs.size(), " outputs, the call ",
             out_sinfo.size());
-  return context.CallKernel(ShortOpName(call_), kb_.Build(outputs), args_, std::move(out_sinfo));
+  // A kernel of one output returns a tensor; a call typed as a tuple of one (split into one
+  // part: concat's adjoint of a single input) still gives a tuple.
+  const bool tuple_of_one = call_.struct_info->As<TupleSINode>() != nullptr && out_sinfo.size() == 1;
+  Expr result = context.CallKernel(ShortOpName(call_), kb_.Build(outputs), args_, std::move(out_sinfo));
+  return tuple_of_one ? MakeTuple({result}) : result;
 }
 
 Expr LegalizeElementwise(LegalizeContext& context, const CallNode& call, const ElementwiseFn& fn) {

@@ -152,6 +152,10 @@ TEST(ManipulateNumeric, SplitBySectionsAndIndices) {
   Array y = Random({2, 5}, kF32, 21);
   out = RunOp("%y: Tensor((m, 5), float32)", "split(%y, indices=[2], axis=-1)", {y});
   EXPECT_TRUE(Near(out[1], Map({2, 3}, kF32, [&](const Idx& i) { return y.at({i[0], i[1] + 2}); })));
+  // One part (concat's adjoint of a single input): still a tuple, whose field is read.
+  out = RunFunction("%y: Tensor((m, 5), float32)", "%t = split(%y, indices=[], axis=1)\n  %r = %t[0]", {y});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].data, y.data);
 }
 
 TEST(ManipulateNumeric, StridedSliceWithNegativeAndClampedBounds) {
