@@ -1,0 +1,78 @@
+#!/usr/bin/python3
+"""Traces the real-model fixtures of the torchscript importer with torch.jit.trace, in train()
+mode (random weights, no download): the models of ../onnx/export_models.py (LeNet-5, resnet18,
+mobilenet_v2, a transformer encoder, ...) plus an MLP and one ResNet basic block.
+
+  trace_models.py OUT_DIR [NAME ...]      # writes OUT_DIR/<name>.pt
+
+As a module: make(name), trace(name, out_dir, input_shape, dtype, suffix)."""
+import os
+import sys
+
+import torch
+import torch.nn as nn
+import torchvision
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "onnx"))
+import export_models  # noqa: E402
+
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2, self.fc3 = nn.Linear(784, 64), nn.Linear(64, 32), nn.Linear(32, 10)
+
+    def forward(self, x):
+        x = torch.flatten(x, 1)
+        return self.fc3(torch.relu(self.fc2(torch.relu(self.fc1(x)))))
+
+
+class BasicBlock(nn.Module):
+    """One ResNet basic block (torchvision's, with a downsampling shortcut) and a head."""
+    def __init__(self):
+        super().__init__()
+        shortcut = nn.Sequential(nn.Conv2d(4, 8, 1, stride=2, bias=False), nn.BatchNorm2d(8))
+        self.block = torchvision.models.resnet.BasicBlock(4, 8, stride=2, downsample=shortcut)
+        self.head = nn.Linear(8, 10)
+
+    def forward(self, x):
+        return self.head(torch.flatten(nn.functional.adaptive_avg_pool2d(self.block(x), 1), 1))
+
+
+MODELS = dict(export_models.MODELS)
+MODELS.update({"mlp": (MLP, (1, 28, 28)), "basic_block": (BasicBlock, (4, 8, 8))})
+
+
+def make(name, seed=0):
+    """The module, with weights from |seed| (and non-trivial BatchNorm statistics)."""
+    if name in export_models.MODELS:
+        return export_models.make(name, seed)
+    torch.manual_seed(seed)
+    module = MODELS[name][0]()
+    for m in module.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.running_mean.uniform_(-0.1, 0.1)
+            m.running_var.uniform_(0.5, 1.5)
+            m.weight.data.uniform_(0.5, 1.5)
+            m.bias.data.uniform_(-0.1, 0.1)
+    return module
+
+
+def trace(name, out_dir, input_shape=None, dtype=torch.float32, suffix="", batch=2):
+    """OUT_DIR/<name><suffix>.pt: the module in train() mode traced on a random batch (the
+    trace runs forward once: the BatchNorm statistics it updates are put back first)."""
+    module = make(name).to(dtype).train()
+    state = {k: v.clone() for k, v in module.state_dict().items()}
+    example = torch.randn(batch, *(input_shape or MODELS[name][1]), dtype=dtype)
+    traced = torch.jit.trace(module, example, check_trace=False)
+    traced.load_state_dict(state)
+    path = os.path.join(out_dir, f"{name}{suffix}.pt")
+    traced.save(path)
+    return path
+
+
+if __name__ == "__main__":
+    out_dir = sys.argv[1]
+    os.makedirs(out_dir, exist_ok=True)
+    for name in sys.argv[2:] or list(MODELS):
+        print(trace(name, out_dir))
