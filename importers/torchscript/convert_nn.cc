@@ -52,6 +52,10 @@ void Convolution(NodeContext& ctx) {
   for (const Dim& d : wd) {
     if (!d.is_static()) ctx.unsupported("a convolution weight of symbolic dims");
   }
+  const Dim want_channels = Dim::Static(transposed ? wd[0].value : wd[1].value * groups);
+  if (groups <= 0 || xd[1] != want_channels) {
+    ctx.fail("the input's " + xd[1].text() + " channels are not the weight's " + want_channels.text() + " (is the input's shape right?)");
+  }
   const std::string attrs = "strides=" + IntList(stride) + ", padding=" + IntList({pad[0], pad[1], pad[0], pad[1]}) +
                             ", dilation=" + IntList(dilation) + ", groups=" + std::to_string(groups);
   Dims out = {xd[0], Dim::Static(0), Dim(), Dim()};
@@ -83,6 +87,9 @@ void Convolution(NodeContext& ctx) {
 void Linear(NodeContext& ctx) {
   Dims out = ctx.dims(0);
   if (out.empty() || ctx.rank(1) != 2) ctx.unsupported("linear of a " + std::to_string(out.size()) + "-D input and a " + std::to_string(ctx.rank(1)) + "-D weight");
+  if (out.back() != ctx.dims(1)[1]) {
+    ctx.fail("the input's last dim " + out.back().text() + " is not the weight's " + ctx.dims(1)[1].text() + " (is the input's shape right?)");
+  }
   out.back() = ctx.dims(1)[0];
   std::vector<std::string> args = {ctx.tensor(0), ctx.tensor(1)};
   if (!ctx.is_none(2)) args.push_back(ctx.tensor(2));
