@@ -3,7 +3,6 @@
 #include "torchscript_module.h"
 
 #include <caffe2/serialize/inline_container.h>
-#include <caffe2/serialize/istream_adapter.h>
 #include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/ir/ir.h>
@@ -58,32 +57,33 @@ std::string BytesOf(const at::Tensor& t) {
   return std::string(static_cast<const char*>(c.data_ptr()), c.nbytes());
 }
 
-/// Reads the module; a file libtorch cannot load is an ImportError saying what it is.
-torch::jit::Module Load(const std::string& data) {
-  if (data.size() < 4 || data.compare(0, 4, "PK\x03\x04") != 0) {
-    if (!data.empty() && static_cast<unsigned char>(data[0]) == 0x80) {
-      throw ImportError("not a TorchScript module: a pickle (torch.save's legacy format, e.g. a state_dict); save a module "
-                        "with torch.jit.save(torch.jit.trace(model, example), path)");
-    }
-    throw ImportError("not a TorchScript module: not a zip archive (torch.jit.save writes one)");
+/// Refuses what is no zip archive by its first bytes (what torch.jit.save writes is one).
+void CheckMagic(const std::string& head) {
+  if (head.size() >= 4 && head.compare(0, 4, "PK\x03\x04") == 0) return;
+  if (!head.empty() && static_cast<unsigned char>(head[0]) == 0x80) {
+    throw ImportError("not a TorchScript module: a pickle (torch.save's legacy format, e.g. a state_dict); save a module "
+                      "with torch.jit.save(torch.jit.trace(model, example), path)");
   }
+  throw ImportError("not a TorchScript module: not a zip archive (torch.jit.save writes one)");
+}
+
+/// Loads the module with libtorch (|load|, from a file or a stream); what it cannot load is an
+/// ImportError saying what the file is (|open| opens it again as a zip to tell).
+template <typename LoadFn, typename OpenFn>
+torch::jit::Module Load(LoadFn load, OpenFn open) {
   try {
-    std::istringstream in(data);
-    return torch::jit::load(in, c10::Device(c10::kCPU));
+    return load();
   } catch (const std::exception& e) {
-    std::string what = Brief(e);
+    const std::string what = Brief(e);
     // A zip of torch.save (a state_dict or a pickled module) has data.pkl and no code.
+    bool pickled = false;
     try {
-      std::istringstream in(data);
-      auto adapter = std::make_shared<caffe2::serialize::IStreamAdapter>(&in);
-      caffe2::serialize::PyTorchStreamReader reader(adapter);
-      if (reader.hasRecord("data.pkl") && !reader.hasRecord("constants.pkl")) {
-        throw ImportError("not a TorchScript module: a file of torch.save (a state_dict or a pickled object: data.pkl and no "
-                          "code); save a module with torch.jit.save(torch.jit.trace(model, example), path)");
-      }
-    } catch (const ImportError&) {
-      throw;
+      pickled = open([](caffe2::serialize::PyTorchStreamReader& r) { return r.hasRecord("data.pkl") && !r.hasRecord("constants.pkl"); });
     } catch (const std::exception&) {
+    }
+    if (pickled) {
+      throw ImportError("not a TorchScript module: a file of torch.save (a state_dict or a pickled object: data.pkl and no "
+                        "code); save a module with torch.jit.save(torch.jit.trace(model, example), path)");
     }
     throw ImportError("libtorch cannot load it as a TorchScript module: " + what);
   }
@@ -386,11 +386,9 @@ class GraphWalk {
 
 }  // namespace
 
-ImportedModule ImportTorchScript(std::istream& in, const ImportOptions& options) {
-  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  torch::jit::Module module = Load(data);
-  data.clear();
-  data.shrink_to_fit();
+namespace {
+
+ImportedModule Walk(torch::jit::Module module, const ImportOptions& options) {
   try {
     return GraphWalk(std::move(module), options).Run();
   } catch (const ImportError&) {
@@ -400,10 +398,41 @@ ImportedModule ImportTorchScript(std::istream& in, const ImportOptions& options)
   }
 }
 
+}  // namespace
+
+ImportedModule ImportTorchScript(std::istream& in, const ImportOptions& options) {
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  const std::string data = std::move(buffer).str();
+  CheckMagic(data.substr(0, 4));
+  torch::jit::Module module = Load(
+      [&] {
+        std::istringstream stream(data);
+        return torch::jit::load(stream, c10::Device(c10::kCPU));
+      },
+      [&](auto look) {
+        std::istringstream stream(data);
+        caffe2::serialize::PyTorchStreamReader reader(&stream);
+        return look(reader);
+      });
+  return Walk(std::move(module), options);
+}
+
 ImportedModule ImportTorchScript(const std::string& path, const ImportOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ImportError("cannot open the file");
-  return ImportTorchScript(in, options);
+  std::string head(4, '\0');
+  {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw ImportError("cannot open the file");
+    in.read(head.data(), 4);
+    head.resize(static_cast<size_t>(in.gcount()));
+  }
+  CheckMagic(head);
+  torch::jit::Module module = Load([&] { return torch::jit::load(path, c10::Device(c10::kCPU)); },
+                                   [&](auto look) {
+                                     caffe2::serialize::PyTorchStreamReader reader(path);
+                                     return look(reader);
+                                   });
+  return Walk(std::move(module), options);
 }
 
 }  // namespace rxt::import_torchscript
