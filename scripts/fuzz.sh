@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 all_targets=(ir_text ir_structured ir_build executable trainer_file kernel_format npy idx safetensors checkpoint plugin_descriptor pass_list
-             onnx_import)
+             onnx_import torchscript_import)
 seconds=30
 if [[ $# -gt 0 && "$1" =~ ^[0-9]+$ ]]; then
   seconds=$1

@@ -274,13 +274,17 @@ void Slice(NodeContext& ctx) {
   const int rank = ctx.rank(0);
   const int64_t axis = ctx.axis(ctx.integer(1, "dim"), rank);
   const Dim& d = ctx.dims(0)[axis];
+  const int64_t step = ctx.num_inputs() > 4 ? ctx.integer(4, "step") : 1;
+  // x[:, ...] (start 0, end None or INT64_MAX, step 1) keeps the dim, symbolic or not.
+  const bool from_start = ctx.is_none(2) || ctx.integer(2, "start") == 0;
+  const bool to_end = ctx.is_none(3) || ctx.number(3, "end") >= 9.2e18;
+  if (from_start && to_end && step == 1) return ctx.set_output(0, ctx.input(0));
   if (!d.is_static()) ctx.unsupported("slice along the symbolic dim " + d.symbol);
   const int64_t n = d.value;
-  const int64_t step = ctx.num_inputs() > 4 ? ctx.integer(4, "step") : 1;
   if (step <= 0) ctx.fail("slice step must be positive");
   auto clamp = [n](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + n : v, 0, n); };
   const int64_t start = ctx.is_none(2) ? 0 : clamp(ctx.integer(2, "start"));
-  const int64_t end = ctx.is_none(3) ? n : clamp(ctx.integer(3, "end"));
+  const int64_t end = ctx.is_none(3) || ctx.number(3, "end") >= 9.0e15 ? n : clamp(ctx.integer(3, "end"));
   if (start == 0 && end == n && step == 1) return ctx.set_output(0, ctx.input(0));
   Dims out = ctx.dims(0);
   out[axis] = Dim::Static(end > start ? (end - start + step - 1) / step : 0);

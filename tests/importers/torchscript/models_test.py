@@ -35,7 +35,7 @@ os.makedirs(WORK, exist_ok=True)
 # Batch statistics over few values are ill-conditioned: the BatchNorm models run at batch 8
 # (resnet18 and mobilenet_v2 on 64x64 inputs, as the onnx test does).
 SHAPES = {"mlp": (4, 1, 28, 28), "lenet": (2, 1, 28, 28), "basic_block": (8, 4, 8, 8), "resnet18": (8, 3, 64, 64),
-          "mobilenet_v2": (8, 3, 64, 64), "encoder": (2, 32, 64)}
+          "mobilenet_v2": (8, 3, 64, 64), "encoder": (2, 32, 64), "ops": (3, 4, 8)}
 GRADIENT_IN_FLOAT64 = {"mobilenet_v2"}
 
 

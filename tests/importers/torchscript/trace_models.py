@@ -39,8 +39,34 @@ class BasicBlock(nn.Module):
         return self.head(torch.flatten(nn.functional.adaptive_avg_pool2d(self.block(x), 1), 1))
 
 
+class Ops(nn.Module):
+    """The common ops the other models lack, each on the way from a parameter to the logits."""
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(4, 6, 3, padding=1)
+        self.fc = nn.Linear(6, 6)
+        self.norm = nn.LayerNorm(6, elementwise_affine=False)
+        self.head = nn.Linear(6 * 8 * 8 + 6 + 8 + 4 * 6 + 3 * 3 + 8, 10)
+
+    def forward(self, x):  # x: (batch, 4, 8)
+        F = nn.functional
+        y = self.conv(x).permute(0, 2, 1)                       # (batch, 8, 6)
+        a, b = self.fc(y).chunk(2, dim=-1)                       # (batch, 8, 3) each
+        gates = [torch.sigmoid(a), torch.tanh(b), F.gelu(a), F.silu(b), F.leaky_relu(a, 0.2), F.hardswish(b),
+                 F.softplus(b), torch.exp(-a * a), 1.0 / (1.0 + b * b)]
+        mean = torch.stack(gates[2:4], 3).sum(3)
+        z = torch.cat(gates[:2], dim=2) * 0.5 - torch.cat([mean, mean], 2) / 3.0
+        z = z + torch.cat([gates[4], gates[5]], -1) + torch.cat([gates[6], gates[7] + gates[8]], -1) ** 2
+        z = self.norm(z)                                         # (batch, 8, 6)
+        attn = torch.softmax(torch.matmul(z, z.transpose(1, 2)) / 2.0, dim=-1)           # (batch, 8, 8)
+        mixed = torch.log_softmax(attn @ z, -1).unsqueeze(1).squeeze(1)                   # (batch, 8, 6)
+        outer = (mixed.unsqueeze(-1) * attn.unsqueeze(2)).flatten(1)                      # (batch, 6*8*8)
+        pooled = [mixed.mean(1), z.amax(2), mixed[:, 2:6].reshape(x.size(0), -1), z[:, 5:, ::2].flatten(1), z.select(2, 1) - z[:, :, -1].clamp(-0.5, 0.5)]
+        return self.head(torch.cat([outer] + pooled, 1))
+
+
 MODELS = dict(export_models.MODELS)
-MODELS.update({"mlp": (MLP, (1, 28, 28)), "basic_block": (BasicBlock, (4, 8, 8))})
+MODELS.update({"mlp": (MLP, (1, 28, 28)), "basic_block": (BasicBlock, (4, 8, 8)), "ops": (Ops, (4, 8))})
 
 
 def make(name, seed=0):
