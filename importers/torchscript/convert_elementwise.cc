@@ -176,7 +176,7 @@ void To(NodeContext& ctx) {
     for (int i = 1; i < std::min(ctx.num_inputs(), 3); ++i) {
       const Value& v = ctx.input(i);
       if (v.kind == Kind::kInt && v.symbol.empty()) {
-        dtype = DTypeOfCode(ctx, static_cast<int64_t>(v.number));
+        dtype = DTypeOfCode(ctx, SaturatingInt(v.number));
         break;
       }
       if (v.kind == Kind::kTensor) {

@@ -16,7 +16,11 @@ std::vector<int64_t> Pair(NodeContext& ctx, int i, const std::string& what, size
 /// The output size of a window over a static dim (PyTorch's formula, ceil_mode included).
 Dim WindowOut(NodeContext& ctx, const Dim& in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation, bool ceil_mode) {
   if (!in.is_static()) ctx.unsupported("a window over the symbolic dim " + in.symbol);
+  constexpr int64_t kMax = int64_t(1) << 31;
   if (stride <= 0 || dilation <= 0 || kernel <= 0 || pad < 0) ctx.fail("has a kernel, stride or dilation below 1, or a negative padding");
+  if (stride > kMax || dilation > kMax || kernel > kMax || pad > kMax || in.value > (int64_t(1) << 40)) {
+    ctx.unsupported("a window or a dim beyond 2^31");
+  }
   const int64_t span = in.value + 2 * pad - dilation * (kernel - 1) - 1;
   if (span < 0) ctx.fail("its window (" + std::to_string(kernel) + ") does not fit the input (" + std::to_string(in.value) + " with padding " + std::to_string(pad) + ")");
   int64_t out = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
@@ -68,6 +72,9 @@ void Convolution(NodeContext& ctx) {
     out[1] = Dim::Static(wd[1].value * groups);
     for (int k = 0; k < 2; ++k) {
       if (!xd[2 + k].is_static()) ctx.unsupported("a transposed convolution over a symbolic dim");
+      for (int64_t v : {stride[k], pad[k], dilation[k], output_padding[k], xd[2 + k].value, wd[2 + k].value}) {
+        if (v < 0 || v > (int64_t(1) << 31)) ctx.unsupported("a transposed convolution with a window or dim beyond 2^31");
+      }
       out[2 + k] = Dim::Static((xd[2 + k].value - 1) * stride[k] - 2 * pad[k] + dilation[k] * (wd[2 + k].value - 1) + output_padding[k] + 1);
     }
     y = Call("nn.conv2d_transpose", {x, w}, attrs + ", output_padding=" + IntList(output_padding));

@@ -57,6 +57,7 @@ void ToNumber(NodeContext& ctx) {
   const std::string& k = ctx.kind();
   if (k == "aten::Int" || k == "aten::IntImplicit") {
     if (v.symbol.empty()) v.number = std::trunc(v.number);
+    if (v.symbol.empty() && !(std::abs(v.number) <= 9.0e15)) ctx.unsupported("an int of " + NumberText(v.number) + " (beyond 2^53)");
     v.kind = Kind::kInt;
   } else if (k == "aten::Float" || k == "aten::FloatImplicit") {
     if (!v.symbol.empty()) ctx.unsupported("a float from the symbolic " + v.symbol);
@@ -103,7 +104,7 @@ void Device(NodeContext& ctx) { ctx.set_output(0, Value::Other("a device")); }
 /// "(a + b)" style prim text of a symbolic or known int.
 std::string PrimText(const Value& v) {
   if (!v.symbol.empty()) return v.symbol.find(' ') != std::string::npos ? "(" + v.symbol + ")" : v.symbol;
-  return std::to_string(static_cast<int64_t>(v.number));
+  return std::to_string(SaturatingInt(v.number));
 }
 
 }  // namespace
@@ -121,7 +122,14 @@ void FoldArithmetic(NodeContext& ctx) {
   const std::string op = ctx.kind().substr(ctx.kind().find("::") + 2);
   const Value& a = ctx.input(0);
   const bool unary = op == "neg";
-  const Value& b = unary ? a : ctx.input(1);
+  Value b = unary ? a : ctx.input(1);
+  if ((op == "add" || op == "sub") && ctx.num_inputs() > 2 && ctx.input(2).is_number()) {
+    const double alpha = ctx.number(2, "alpha");
+    if (alpha != 1) {
+      if (!b.symbol.empty()) ctx.unsupported(op + " with alpha of the symbolic dim " + b.symbol);
+      b.number *= alpha;
+    }
+  }
   const bool symbolic = !a.symbol.empty() || !b.symbol.empty();
   const bool any_float = a.kind == Kind::kFloat || b.kind == Kind::kFloat;
   std::string rounding;
@@ -169,6 +177,7 @@ void FoldArithmetic(NodeContext& ctx) {
     else ctx.unsupported(op + " of numbers");
     // div (true division) and pow of ints give floats, as in Python.
     const bool float_result = any_float || (op == "div" && rounding.empty()) || (op == "pow" && y < 0);
+    if (!float_result && !is_bool && !(std::abs(r) <= 9.0e15)) ctx.unsupported(op + " of ints beyond 2^53 at import");
     out = is_bool ? Value::Bool(r != 0) : float_result ? Value::Float(r) : Value::Int(static_cast<int64_t>(r));
   }
   // Arithmetic of 0-d tensors stays a 0-d tensor.

@@ -43,7 +43,7 @@ Dims ResolveShape(NodeContext& ctx, const Dims& in, Dims want) {
   auto split = [](const Dims& dims, int64_t* known, std::vector<std::string>* symbols) {
     *known = 1;
     for (const Dim& d : dims) {
-      if (d.is_static()) *known *= d.value;
+      if (d.is_static()) *known = CheckedMul(*known, d.value);
       else symbols->push_back(d.symbol);
     }
     std::sort(symbols->begin(), symbols->end());
@@ -178,7 +178,7 @@ void Cat(NodeContext& ctx) {
     int64_t known = 0;
     std::string symbolic;
     for (const Dim& d : along) {
-      if (d.is_static()) known += d.value;
+      if (d.is_static() && __builtin_add_overflow(known, d.value, &known)) ctx.fail("concatenates more than 2^63 elements");
       else symbolic += (symbolic.empty() ? "" : " + ") + d.symbol;
     }
     out[axis] = symbolic.empty() ? Dim::Static(known) : Dim::Symbolic(known == 0 ? symbolic : symbolic + " + " + std::to_string(known));
@@ -220,18 +220,22 @@ void Split(NodeContext& ctx) {
   if (kind == "aten::split_with_sizes" || (kind == "aten::split" && ctx.input(1).kind == Kind::kList)) {
     sizes = ctx.ints(1, "split_sizes");
     int64_t total = 0;
-    for (int64_t s : sizes) total += s;
+    for (int64_t s : sizes) {
+      if (s < 0 || __builtin_add_overflow(total, s, &total)) ctx.fail("split sizes must be non-negative");
+    }
+    if (sizes.size() > 4096) ctx.unsupported("a split into more than 4096 parts");
     if (total != d.value) ctx.fail("split sizes add up to " + std::to_string(total) + ", not " + std::to_string(d.value));
   } else {
     int64_t size = 1;
     if (kind == "aten::chunk") {
       const int64_t chunks = ctx.integer(1, "chunks");
       if (chunks <= 0) ctx.fail("chunks must be positive");
-      size = (d.value + chunks - 1) / chunks;  // PyTorch: ceil(dim / chunks) each, the last smaller
+      size = d.value / chunks + (d.value % chunks != 0 ? 1 : 0);  // PyTorch: ceil(dim / chunks) each, the last smaller
     } else if (kind == "aten::split") {
       size = ctx.integer(1, "split_size");
     }
     if (size <= 0) ctx.fail("split size must be positive");
+    if (d.value / size > 4096) ctx.unsupported("a split into more than 4096 parts");
     for (int64_t at = 0; at < d.value; at += size) sizes.push_back(std::min(size, d.value - at));
     if (sizes.empty()) sizes.push_back(0);
   }
@@ -287,7 +291,7 @@ void Slice(NodeContext& ctx) {
   const int64_t end = ctx.is_none(3) || ctx.number(3, "end") >= 9.0e15 ? n : clamp(ctx.integer(3, "end"));
   if (start == 0 && end == n && step == 1) return ctx.set_output(0, ctx.input(0));
   Dims out = ctx.dims(0);
-  out[axis] = Dim::Static(end > start ? (end - start + step - 1) / step : 0);
+  out[axis] = Dim::Static(end > start ? (end - start - 1) / step + 1 : 0);
   ctx.set_tensor(0, Call("strided_slice", {ctx.tensor(0)}, "axes=[" + std::to_string(axis) + "], begin=[" + std::to_string(start) +
                                                              "], end=[" + std::to_string(end) + "], strides=[" + std::to_string(step) + "]"),
                  out, ctx.dtype(0));

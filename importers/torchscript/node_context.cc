@@ -44,7 +44,7 @@ double NodeContext::number(int i, const std::string& what) const {
 int64_t NodeContext::integer(int i, const std::string& what) const {
   const double x = number(i, what);
   if (x != std::floor(x) || std::abs(x) > 9.0e15) fail(what + " is " + NumberText(x) + ", not an integer");
-  return static_cast<int64_t>(x);
+  return SaturatingInt(x);
 }
 
 std::vector<int64_t> NodeContext::ints(int i, const std::string& what) const {
@@ -54,7 +54,7 @@ std::vector<int64_t> NodeContext::ints(int i, const std::string& what) const {
   std::vector<int64_t> out;
   for (const Value& item : v.items) {
     if (item.kind != Kind::kInt || !item.symbol.empty()) unsupported(what + " holding " + item.describe());
-    out.push_back(static_cast<int64_t>(item.number));
+    out.push_back(SaturatingInt(item.number));
   }
   return out;
 }
@@ -71,7 +71,8 @@ Dims NodeContext::dim_list(int i, const std::string& what) const {
 }
 
 int64_t NodeContext::axis(int64_t axis, int64_t rank) const {
-  const int64_t r = std::max<int64_t>(rank, 1);
+  const int64_t r = rank;
+  if (r == 0) fail("dim " + std::to_string(axis) + " of a 0-d tensor");
   if (axis < -r || axis >= r) fail("dim " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
   return axis < 0 ? axis + r : axis;
 }
@@ -90,7 +91,7 @@ std::string NodeContext::scalar_const(double value, const std::string& dtype) {
   const bool is_float = dtype.rfind("float", 0) == 0 || dtype == "bfloat16";
   std::string text = dtype == "bool" ? (value != 0 ? "true" : "false")
                      : is_float      ? NumberText(value)
-                                     : std::to_string(static_cast<int64_t>(value));
+                                     : std::to_string(SaturatingInt(value));
   return "const(" + text + ", " + dtype + ")";
 }
 

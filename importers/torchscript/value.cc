@@ -1,15 +1,33 @@
 #include "value.h"
 
+#include "options.h"
+
 #include <cctype>
 #include <charconv>
 #include <cmath>
 
 namespace rxt::import_torchscript {
 
+int64_t SaturatingInt(double x) {
+  constexpr double kLimit = 4611686018427387904.0;  // 2^62
+  if (std::isnan(x)) return 0;
+  if (x >= kLimit) return int64_t(1) << 62;
+  if (x <= -kLimit) return -(int64_t(1) << 62);
+  return static_cast<int64_t>(x);
+}
+
+int64_t CheckedMul(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) throw ImportError("a shape of more than 2^63 elements");
+  return r;
+}
+
+Dim Value::as_dim() const { return symbol.empty() ? Dim::Static(SaturatingInt(number)) : Dim::Symbolic(symbol); }
+
 std::string Value::describe() const {
   switch (kind) {
     case Kind::kTensor: return TensorSInfo(dims, dtype);
-    case Kind::kInt: return symbol.empty() ? "int " + std::to_string(static_cast<int64_t>(number)) : "int " + symbol;
+    case Kind::kInt: return symbol.empty() ? "int " + std::to_string(SaturatingInt(number)) : "int " + symbol;
     case Kind::kFloat: return "float " + NumberText(number);
     case Kind::kBool: return number != 0 ? "bool true" : "bool false";
     case Kind::kNone: return "None";
@@ -77,7 +95,7 @@ Dim Product(const Dims& dims) {
   std::string symbolic;
   for (const Dim& d : dims) {
     if (d.is_static()) {
-      known *= d.value;
+      known = CheckedMul(known, d.value);
     } else {
       symbolic += (symbolic.empty() ? "" : " * ") + (d.symbol.find_first_of("+-") != std::string::npos ? "(" + d.symbol + ")" : d.symbol);
     }

@@ -96,8 +96,13 @@ struct Value {
   /// "Tensor((2, 3), float32)", "int 3", "a list of 2", ...: for messages.
   std::string describe() const;
   /// An int's dim: static when known, else its symbol.
-  Dim as_dim() const { return symbol.empty() ? Dim::Static(static_cast<int64_t>(number)) : Dim::Symbolic(symbol); }
+  Dim as_dim() const;
 };
+
+/// |x| as an int64, saturated to [-2^62, 2^62] (NaN: 0): never undefined, whatever a file holds.
+int64_t SaturatingInt(double x);
+/// a * b, or an ImportError when it overflows int64 (dims of a malformed file).
+int64_t CheckedMul(int64_t a, int64_t b);
 
 // ---- Text helpers
 
