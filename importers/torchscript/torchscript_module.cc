@@ -155,6 +155,8 @@ class GraphWalk {
   void AddAttribute(const std::string& name, const at::Tensor& t, bool is_parameter) {
     const char* dtype = DTypeName(t.scalar_type());
     if (dtype == nullptr) throw ImportError("'" + name + "' has the dtype " + std::string(c10::toString(t.scalar_type())) + ", which rxt has not");
+    // A tensor tied to an earlier name (a shared weight) is that one, as PyTorch's parameters().
+    if (!by_storage_.emplace(t.unsafeGetTensorImpl(), name).second) return;
     tensors_[name] = t;
     backbone_.AddAttribute({name, DimsOf(t), dtype, is_parameter, false});
     if (is_parameter && float_dtype_.empty() && IsFloat(dtype)) float_dtype_ = dtype;
@@ -290,6 +292,10 @@ class GraphWalk {
     const std::string path = owner.text.empty() ? attr : owner.text + "." + attr;
     if (backbone_.HasAttribute(path)) return backbone_.AttributeValue(path);
     c10::IValue value = modules_.at(owner.text)->getAttr(attr);
+    if (value.isTensor()) {  // a parameter or buffer tied to one of another name
+      auto tied = by_storage_.find(value.toTensor().unsafeGetTensorImpl());
+      if (tied != by_storage_.end()) return backbone_.AttributeValue(tied->second);
+    }
     if (value.isObject()) {
       modules_[path] = value.toObject();
       Value v;
@@ -378,6 +384,7 @@ class GraphWalk {
   torch::jit::Module module_;
   Backbone backbone_;
   std::map<std::string, at::Tensor> tensors_;
+  std::map<const c10::TensorImpl*, std::string> by_storage_;  // each tensor's first name
   std::map<std::string, c10::intrusive_ptr<c10::ivalue::Object>> modules_;
   std::map<const torch::jit::Value*, Value> values_;
   std::map<std::string, std::pair<int, std::string>> unsupported_;  // what -> count, first node

@@ -89,6 +89,18 @@ class Scripted(nn.Module):
         return self.fc(x)
 
 
+class Tied(nn.Module):
+    """A weight shared by two layers, and a parameter no op uses."""
+    def __init__(self):
+        super().__init__()
+        self.enc, self.dec = nn.Linear(6, 6), nn.Linear(6, 6)
+        self.dec.weight = self.enc.weight
+        self.unused = nn.Parameter(torch.ones(3))
+
+    def forward(self, x):
+        return self.dec(torch.relu(self.enc(x)))
+
+
 class TwoInputs(nn.Module):
     def forward(self, a, b):
         return torch.cat([a, b.transpose(0, 1)], 1).sum(1)
@@ -192,6 +204,15 @@ class Modules(unittest.TestCase):
         path = os.path.join(WORK, "scripted_eval.pt")
         torch.jit.script(Scripted().eval()).save(path)
         self.assertNotIn("multiply(", imported(path, "shape=batch;8"))
+
+    def test_parameters_are_torchs_tied_ones_once_unused_ones_too(self):
+        module = Tied()
+        text = imported(trace(module, (2, 6), name="tied"), "shape=batch;6")
+        params, param_num, _ = signature(text)
+        self.assertEqual(params[1:], [n for n, _ in module.named_parameters()])
+        self.assertEqual(param_num, 4)  # unused, enc.weight, enc.bias, dec.bias
+        self.assertEqual(text.count('linear(%x, %"enc.weight", %"enc.bias")'), 1)
+        self.assertEqual(text.count(', %"enc.weight", %"dec.bias")'), 1)
 
     def test_two_inputs_by_name(self):
         path = trace(TwoInputs(), (2, 3), (4, 2), name="two")

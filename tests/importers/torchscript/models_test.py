@@ -80,9 +80,8 @@ def run_backbone(module, input_name, x, tag):
     return [np.load(os.path.join(out, f)) for f in files]
 
 
-def check_training_forward(name, pt, x):
+def check_training_forward(name, module, input_name, x):
     """The worst error of the training forward's logits and updated running statistics."""
-    module, input_name = import_module(pt, name + "_train", shape_option(x.shape) + ", dropout=false")
     outputs = run_backbone(module, input_name, x, name + "_train")
     model = eval_dropout(trace_models.make(name).to(torch.from_numpy(x).dtype).train())
     with torch.no_grad():
@@ -103,8 +102,7 @@ def check_inference_forward(name, pt, x):
     return relative_error(logits, want.numpy())
 
 
-def check_gradients(name, pt, x, targets):
-    module, input_name = import_module(pt, name + "_grad", shape_option(x.shape) + ", dropout=false")
+def check_gradients(name, module, input_name, x, targets):
     reference = trace_models.make(name).double().train()
     params = [n for n, _ in reference.named_parameters()]
     grads_list = ", ".join(f'"{n}"' for n in params)
@@ -155,8 +153,10 @@ def main(names):
             if name in GRADIENT_IN_FLOAT64:
                 pt = trace_models.trace(name, WORK, input_shape=shape[1:], dtype=torch.float64, suffix="_f64")
                 x, limit, forward_limit = x.astype(np.float64), 1e-9, 1e-9
-            forward = check_training_forward(name, pt, x)
-            gradient, where = check_gradients(name, pt, x, targets)
+            # The training import serves the training forward and the gradients.
+            module, input_name = import_module(pt, name + "_train", shape_option(x.shape) + ", dropout=false")
+            forward = check_training_forward(name, module, input_name, x)
+            gradient, where = check_gradients(name, module, input_name, x, targets)
         except RuntimeError as e:
             print(f"{name:13} FAILED: {e}")
             failures += 1
