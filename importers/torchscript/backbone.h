@@ -52,6 +52,8 @@ class Backbone {
   /// The tensor value of attribute |name| (its expression is decided on use).
   Value AttributeValue(const std::string& name) const;
   bool HasAttribute(const std::string& name) const { return attributes_.count(name) != 0; }
+  /// Attribute |name|'s data (row-major, little-endian), as the module holds it at import.
+  std::string AttributeBytes(const std::string& name) const { return attribute_bytes_(name); }
 
   /// Attribute |name| used as a tensor: a trainable parameter's local, a state's local, else a
   /// constant (frozen parameters, buffers no op updates) bound from the metadata section.

@@ -6,6 +6,8 @@
 namespace rxt::import_torchscript {
 namespace {
 
+std::string DTypeOfCode(NodeContext& ctx, int64_t code);
+
 /// One rxt op on input 0, or a formula of it.
 void Unary(NodeContext& ctx, const std::string& op) {
   ctx.set_tensor(0, Call(op, {ctx.tensor(0)}), ctx.dims(0), ctx.dtype(0));
@@ -82,6 +84,40 @@ void Softplus(NodeContext& ctx) {
   std::string e = ctx.bind(Call("exp", {ctx.bind(Call("negative", {ctx.bind(Call("abs", {x}))}))}));
   std::string l = ctx.bind(Call("log", {WithScalar(ctx, "add", e, 1.0)}));
   ctx.set_tensor(0, Call("add", {ctx.bind(Call("nn.relu", {x})), l}), ctx.dims(0), ctx.dtype(0));
+}
+
+/// elu(x, alpha, scale, input_scale): scale * (x > 0 ? x : alpha * (exp(input_scale * x) - 1)).
+void Elu(NodeContext& ctx) {
+  const double alpha = ctx.num_inputs() > 1 ? ctx.number(1, "alpha") : 1.0;
+  const double scale = ctx.num_inputs() > 2 ? ctx.number(2, "scale") : 1.0;
+  const double input_scale = ctx.num_inputs() > 3 ? ctx.number(3, "input_scale") : 1.0;
+  const std::string x = ctx.tensor(0);
+  std::string e = ctx.bind(Call("exp", {input_scale == 1 ? x : WithScalar(ctx, "multiply", x, input_scale)}));
+  std::string negative = WithScalar(ctx, "multiply", WithScalar(ctx, "subtract", e, 1.0), alpha);
+  std::string positive = ctx.bind(Call("greater", {x, NodeContext::scalar_const(0, ctx.dtype(0))}));
+  std::string y = Call("where", {positive, x, negative});
+  if (scale != 1) y = Call("multiply", {ctx.bind(y), NodeContext::scalar_const(scale, ctx.dtype(0))});
+  ctx.set_tensor(0, y, ctx.dims(0), ctx.dtype(0));
+}
+
+/// masked_fill(x, mask, value): where(mask, value, x).
+void MaskedFill(NodeContext& ctx) {
+  const std::string dtype = ctx.dtype(0);
+  Dims dims = Broadcast(ctx, ctx.dims(0), ctx.dims(1));
+  if (dims != ctx.dims(0)) ctx.fail("the mask does not broadcast to the input");
+  ctx.set_tensor(0, Call("where", {TensorAs(ctx, 1, "bool"), TensorAs(ctx, 2, dtype), ctx.tensor(0)}), dims, dtype);
+}
+
+/// zeros_like / ones_like / full_like (x, [fill,] dtype, ...): x's dtype unless given.
+void Like(NodeContext& ctx) {
+  const bool full = ctx.kind() == "aten::full_like";
+  const int dtype_input = full ? 2 : 1;
+  std::string dtype = ctx.dtype(0);
+  if (dtype_input < ctx.num_inputs() && ctx.input(dtype_input).kind == Kind::kInt) dtype = DTypeOfCode(ctx, ctx.integer(dtype_input, "dtype"));
+  const std::string x = ctx.tensor(0);
+  std::string expr = full ? Call("full_like", {x, NodeContext::scalar_const(ctx.number(1, "fill_value"), dtype)}, "dtype=" + dtype)
+                          : Call(ctx.kind() == "aten::zeros_like" ? "zeros_like" : "ones_like", {x}, "dtype=" + dtype);
+  ctx.set_tensor(0, expr, ctx.dims(0), dtype);
 }
 
 void Reciprocal(NodeContext& ctx) {
@@ -209,6 +245,11 @@ void AddElementwiseConverters(ConverterMap& map) {
   map["aten::hardswish"] = Hardswish;
   map["aten::softplus"] = Softplus;
   map["aten::reciprocal"] = Reciprocal;
+  map["aten::elu"] = Elu;
+  map["aten::masked_fill"] = MaskedFill;
+  map["aten::zeros_like"] = Like;
+  map["aten::ones_like"] = Like;
+  map["aten::full_like"] = Like;
   map["aten::square"] = Square;
   for (const char* k : {"add", "sub", "rsub", "mul", "div", "true_divide", "pow", "maximum", "minimum"}) {
     map[std::string("aten::") + k] = Binary;

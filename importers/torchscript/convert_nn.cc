@@ -28,8 +28,14 @@ Dim WindowOut(NodeContext& ctx, const Dim& in, int64_t kernel, int64_t stride, i
   return Dim::Static(out);
 }
 
+/// Inputs 0 and 1 (data and weight) of one dtype, as PyTorch requires.
+void CheckSameDType(NodeContext& ctx) {
+  if (ctx.dtype(0) != ctx.dtype(1)) ctx.fail("the input is " + ctx.dtype(0) + " and the weight " + ctx.dtype(1) + " (is the input's dtype right?)");
+}
+
 /// _convolution, conv2d, conv1d; transposed when _convolution says so.
 void Convolution(NodeContext& ctx) {
+  CheckSameDType(ctx);
   const bool full = ctx.kind() == "aten::_convolution";
   const int rank = ctx.rank(0);
   if (rank != 4 && rank != 3) ctx.unsupported("convolution of a " + std::to_string(rank) + "-D input (1-D and 2-D are supported)");
@@ -92,6 +98,7 @@ void Convolution(NodeContext& ctx) {
 }
 
 void Linear(NodeContext& ctx) {
+  CheckSameDType(ctx);
   Dims out = ctx.dims(0);
   if (out.empty() || ctx.rank(1) != 2) ctx.unsupported("linear of a " + std::to_string(out.size()) + "-D input and a " + std::to_string(ctx.rank(1)) + "-D weight");
   if (out.back() != ctx.dims(1)[1]) {
@@ -236,6 +243,64 @@ void Softmax(NodeContext& ctx) {
   ctx.set_tensor(0, Call(log ? "log_softmax" : "softmax", {x}, "axis=" + std::to_string(axis)), ctx.dims(0), dtype);
 }
 
+/// embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse): rows of the weight.
+void Embedding(NodeContext& ctx) {
+  if (ctx.rank(0) != 2) ctx.fail("embedding of a " + std::to_string(ctx.rank(0)) + "-D weight");
+  if (IsFloat(ctx.dtype(1))) ctx.fail("embedding indices of " + ctx.dtype(1));
+  if (ctx.num_inputs() > 3 && ctx.boolean(3, "scale_grad_by_freq")) ctx.unsupported("embedding with scale_grad_by_freq");
+  Dims out = ctx.dims(1);
+  out.push_back(ctx.dims(0)[1]);
+  std::string rows = Call("take", {ctx.tensor(0), ctx.tensor(1)}, "axis=0");
+  const int64_t padding_idx = ctx.num_inputs() > 2 && !ctx.is_none(2) ? ctx.integer(2, "padding_idx") : -1;
+  if (padding_idx >= 0) {
+    // PyTorch gives the padding row no gradient; nn.Embedding makes it zero, so the rows of the
+    // padding index are zeroed by a mask (its gradient then 0 too) when that row is zero.
+    const Value& weight = ctx.input(0);
+    const Dim& count = ctx.dims(0)[0];
+    const Dim& width = ctx.dims(0)[1];
+    if (weight.attribute.empty() || !count.is_static() || !width.is_static() || padding_idx >= count.value) {
+      ctx.unsupported("embedding with a padding_idx of a weight that is no parameter");
+    }
+    const std::string bytes = ctx.backbone().AttributeBytes(weight.attribute);
+    const size_t row = bytes.size() / static_cast<size_t>(count.value);
+    if (bytes.substr(row * padding_idx, row).find_first_not_of('\0') != std::string::npos) {
+      ctx.unsupported("embedding with padding_idx " + std::to_string(padding_idx) + " whose row is not zero");
+    }
+    std::string keep = ctx.bind(Call("not_equal", {ctx.tensor(1), NodeContext::scalar_const(double(padding_idx), ctx.dtype(1))}));
+    keep = ctx.bind(Call("expand_dims", {keep}, "axis=[" + std::to_string(ctx.rank(1)) + "]"));
+    keep = ctx.bind(Call("astype", {keep}, "dtype=" + ctx.dtype(0)));
+    rows = Call("multiply", {ctx.bind(rows), keep});
+  }
+  ctx.set_tensor(0, rows, out, ctx.dtype(0));
+}
+
+/// pad(x, pad, mode, value) / constant_pad_nd(x, pad, value): constant mode only; PyTorch's
+/// pad lists (before, after) pairs from the last dim backwards.
+void Pad(NodeContext& ctx) {
+  const bool nd = ctx.kind() == "aten::constant_pad_nd";
+  if (!nd && ctx.input(2).kind == Kind::kString && ctx.input(2).text != "constant") {
+    ctx.unsupported("pad in mode '" + ctx.input(2).text + "'");
+  }
+  const std::vector<int64_t> pad = ctx.ints(1, "pad");
+  const int rank = ctx.rank(0);
+  if (pad.size() % 2 != 0 || static_cast<int>(pad.size()) > 2 * rank) ctx.fail("pad has " + std::to_string(pad.size()) + " values for a " + std::to_string(rank) + "-D input");
+  const int value_input = nd ? 2 : 3;
+  const double value = value_input < ctx.num_inputs() && !ctx.is_none(value_input) ? ctx.number(value_input, "value") : 0.0;
+  std::vector<int64_t> widths(2 * rank, 0);
+  Dims out = ctx.dims(0);
+  for (size_t k = 0; k < pad.size() / 2; ++k) {
+    const int axis = rank - 1 - static_cast<int>(k);
+    if (pad[2 * k] < 0 || pad[2 * k + 1] < 0) ctx.unsupported("pad with negative widths (cropping)");
+    if (pad[2 * k] > (int64_t(1) << 31) || pad[2 * k + 1] > (int64_t(1) << 31)) ctx.unsupported("pad widths beyond 2^31");
+    widths[2 * axis] = pad[2 * k];
+    widths[2 * axis + 1] = pad[2 * k + 1];
+    const int64_t added = pad[2 * k] + pad[2 * k + 1];
+    if (out[axis].is_static()) out[axis] = Dim::Static(out[axis].value + added);
+    else if (added != 0) out[axis] = Dim::Symbolic(out[axis].symbol + " + " + std::to_string(added));
+  }
+  ctx.set_tensor(0, Call("pad", {ctx.tensor(0)}, "pad_width=" + IntList(widths) + ", pad_value=" + NumberText(value)), out, ctx.dtype(0));
+}
+
 }  // namespace
 
 void AddNNConverters(ConverterMap& map) {
@@ -255,6 +320,9 @@ void AddNNConverters(ConverterMap& map) {
   map["aten::dropout"] = Dropout;
   map["aten::softmax"] = Softmax;
   map["aten::log_softmax"] = Softmax;
+  map["aten::embedding"] = Embedding;
+  map["aten::pad"] = Pad;
+  map["aten::constant_pad_nd"] = Pad;
 }
 
 }  // namespace rxt::import_torchscript

@@ -21,19 +21,32 @@ bool IsName(const std::string& s) {
   return true;
 }
 
-/// "x:batch;1;28;28" or "batch;1;28;28".
+/// "x:batch;1;28;28", "batch;1;28;28" or "ids:batch;16:int64".
 InputShape ParseShape(const std::string& value) {
+  static const char* kDTypes[] = {"float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool"};
   InputShape shape;
-  std::string dims = value;
-  if (const size_t colon = value.find(':'); colon != std::string::npos) {
-    shape.input = Trim(value.substr(0, colon));
-    dims = value.substr(colon + 1);
+  std::vector<std::string> parts;
+  std::stringstream fields(value);
+  for (std::string part; std::getline(fields, part, ':');) parts.push_back(Trim(part));
+  if (parts.empty() || parts.size() > 3) throw ImportError("option shape: '" + value + "' is not [INPUT:]D;D;...[:DTYPE]");
+  auto is_dtype = [](const std::string& s) {
+    for (const char* d : kDTypes) {
+      if (s == d) return true;
+    }
+    return false;
+  };
+  // INPUT:DIMS:DTYPE, INPUT:DIMS, DIMS:DTYPE or DIMS.
+  if (parts.size() == 3 || (parts.size() == 2 && IsName(parts[0]) && !is_dtype(parts[1]))) shape.input = parts[0];
+  const std::string dims = shape.input.empty() ? parts[0] : parts[1];
+  if (parts.size() == 3 || (parts.size() == 2 && shape.input.empty())) {
+    shape.dtype = parts.back();
+    if (!is_dtype(shape.dtype)) throw ImportError("option shape: unknown dtype '" + shape.dtype + "' in '" + value + "'");
   }
   std::stringstream in(dims);
   std::string dim;
   while (std::getline(in, dim, ';')) {
     dim = Trim(dim);
-    bool number = !dim.empty() && dim.size() <= 12;
+    bool number = !dim.empty() && dim.size() <= 10;
     for (char c : dim) number = number && std::isdigit(static_cast<unsigned char>(c));
     if (!number && !IsName(dim)) {
       throw ImportError("option shape: '" + dim + "' in '" + value + "' is neither a size nor a symbol (e.g. shape=x:batch;1;28;28)");

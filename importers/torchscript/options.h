@@ -14,10 +14,11 @@ struct ImportError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// One input's shape: each dim a number or a symbol (a bare name, e.g. batch).
+/// One input's shape: each dim a number or a symbol (a bare name, e.g. batch), and its dtype.
 struct InputShape {
   std::string input;  // empty: the module's only input
   std::vector<std::string> dims;
+  std::string dtype;  // rxt's name; empty: the module's float parameters' dtype (float32 without)
 };
 
 struct ImportOptions {
@@ -30,7 +31,7 @@ struct ImportOptions {
   /// Parameters and buffers whose names match one of these (ECMAScript regular expressions, the
   /// whole name) stay constants: no parameters, no states.
   std::vector<std::string> freeze;
-  /// The inputs' shapes (TorchScript files keep none): shape=x:batch;1;28;28.
+  /// The inputs' shapes (TorchScript files keep none): shape=x:batch;1;28;28, shape=ids:batch;16:int64.
   std::vector<InputShape> shapes;
 };
 

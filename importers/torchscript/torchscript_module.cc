@@ -225,7 +225,8 @@ class GraphWalk {
       for (const std::string& d : shape->dims) {
         dims.push_back(std::isdigit(static_cast<unsigned char>(d[0])) ? Dim::Static(std::stoll(d)) : Dim::Symbolic(d));
       }
-      values_[v] = backbone_.AddInput(name, dims, float_dtype_.empty() ? "float32" : float_dtype_);
+      const std::string dtype = !shape->dtype.empty() ? shape->dtype : float_dtype_.empty() ? "float32" : float_dtype_;
+      values_[v] = backbone_.AddInput(name, dims, dtype);
     }
     for (size_t k = 0; k < shapes.size(); ++k) {
       if (!shape_used[k]) throw ImportError("option shape: the module has no input '" + shapes[k].input + "'");

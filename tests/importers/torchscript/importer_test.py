@@ -183,6 +183,8 @@ class Options(unittest.TestCase):
                                  ("shape=batch;3;x-y;6", "option shape: 'x-y'"),
                                  ("shape=y:batch;3;6;6", "input 'x' needs a shape"),
                                  ("", "input 'x' needs a shape: a TorchScript file keeps none"),
+                                 ("shape=batch;3;6;6:float8", "option shape: unknown dtype 'float8'"),
+                                 ("shape=x:batch;3;6;6:int64", "the input is int64 and the weight float32 (is the input's dtype right?)"),
                                  ("shape=batch;3;6;6, training=maybe", "option training takes true or false"),
                                  ("shape=batch;3;6;6, freeze=(", "option freeze: '(' is not a regular expression"),
                                  ("shape=batch;3;5;6", "aten::linear (%"),

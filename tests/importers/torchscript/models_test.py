@@ -35,7 +35,7 @@ os.makedirs(WORK, exist_ok=True)
 # Batch statistics over few values are ill-conditioned: the BatchNorm models run at batch 8
 # (resnet18 and mobilenet_v2 on 64x64 inputs, as the onnx test does).
 SHAPES = {"mlp": (4, 1, 28, 28), "lenet": (2, 1, 28, 28), "basic_block": (8, 4, 8, 8), "resnet18": (8, 3, 64, 64),
-          "mobilenet_v2": (8, 3, 64, 64), "encoder": (2, 32, 64), "ops": (3, 4, 8)}
+          "mobilenet_v2": (8, 3, 64, 64), "encoder": (2, 32, 64), "ops": (3, 4, 8), "embed": (4, 12)}
 GRADIENT_IN_FLOAT64 = {"mobilenet_v2"}
 
 
@@ -51,8 +51,8 @@ def relative_error(got, want):
     return float(np.max(np.abs(got.astype(np.float64) - want)) / (np.max(np.abs(want)) + 1e-30))
 
 
-def shape_option(shape):
-    return "shape=batch;" + ";".join(str(d) for d in shape[1:])
+def shape_option(shape, dtype=None):
+    return "shape=batch;" + ";".join(str(d) for d in shape[1:]) + (f":{dtype}" if dtype else "")
 
 
 def import_module(pt, name, options):
@@ -83,7 +83,9 @@ def run_backbone(module, input_name, x, tag):
 def check_training_forward(name, module, input_name, x):
     """The worst error of the training forward's logits and updated running statistics."""
     outputs = run_backbone(module, input_name, x, name + "_train")
-    model = eval_dropout(trace_models.make(name).to(torch.from_numpy(x).dtype).train())
+    model = eval_dropout(trace_models.make(name).train())
+    if x.dtype == np.float64:
+        model = model.double()
     with torch.no_grad():
         want = model(torch.from_numpy(x))
     errors = [relative_error(outputs[0], want.numpy())]
@@ -95,7 +97,7 @@ def check_training_forward(name, module, input_name, x):
 
 
 def check_inference_forward(name, pt, x):
-    module, input_name = import_module(pt, name + "_eval", shape_option(x.shape) + ", training=false")
+    module, input_name = import_module(pt, name + "_eval", shape_option(x.shape, "int64" if x.dtype == np.int64 else None) + ", training=false")
     logits = run_backbone(module, input_name, x, name + "_eval")[0]
     with torch.no_grad():
         want = trace_models.make(name).eval()(torch.from_numpy(x))
@@ -123,7 +125,8 @@ def check_gradients(name, module, input_name, x, targets):
         "--params", module[:-4] + ".safetensors", "-o", out_dir)
 
     def torch_gradients(model, dtype):
-        loss = torch.nn.functional.cross_entropy(eval_dropout(model)(torch.from_numpy(x).to(dtype)), torch.from_numpy(targets))
+        inputs = torch.from_numpy(x) if x.dtype == np.int64 else torch.from_numpy(x).to(dtype)
+        loss = torch.nn.functional.cross_entropy(eval_dropout(model)(inputs), torch.from_numpy(targets))
         loss.backward()
         return [p.grad.double().numpy() for p in model.parameters()]
 
@@ -145,7 +148,10 @@ def main(names):
         start = time.time()
         shape = SHAPES[name]
         pt = trace_models.trace(name, WORK, input_shape=shape[1:])
-        x = rng.standard_normal(shape).astype(np.float32)
+        if name in trace_models.INT_INPUTS:
+            x = rng.integers(0, trace_models.INT_INPUTS[name], shape).astype(np.int64)
+        else:
+            x = rng.standard_normal(shape).astype(np.float32)
         targets = rng.integers(0, 10, shape[0]).astype(np.int64)
         try:
             inference = check_inference_forward(name, pt, x)
@@ -154,7 +160,7 @@ def main(names):
                 pt = trace_models.trace(name, WORK, input_shape=shape[1:], dtype=torch.float64, suffix="_f64")
                 x, limit, forward_limit = x.astype(np.float64), 1e-9, 1e-9
             # The training import serves the training forward and the gradients.
-            module, input_name = import_module(pt, name + "_train", shape_option(x.shape) + ", dropout=false")
+            module, input_name = import_module(pt, name + "_train", shape_option(x.shape, "int64" if x.dtype == np.int64 else None) + ", dropout=false")
             forward = check_training_forward(name, module, input_name, x)
             gradient, where = check_gradients(name, module, input_name, x, targets)
         except RuntimeError as e:

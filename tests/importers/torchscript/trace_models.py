@@ -65,8 +65,26 @@ class Ops(nn.Module):
         return self.head(torch.cat([outer] + pooled, 1))
 
 
+class Embed(nn.Module):
+    """Token ids (int64) through an embedding with a padding index, masked_fill, elu, ones_like
+    and a constant pad."""
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(20, 8, padding_idx=0)
+        self.fc = nn.Linear(8, 8)
+        self.head = nn.Linear(8 * 14, 10)
+
+    def forward(self, ids):  # (batch, 12)
+        mask = (ids == 1).unsqueeze(-1)
+        h = self.embed(ids)
+        h = nn.functional.elu(self.fc(h)).masked_fill(mask, -0.5) + torch.ones_like(h) * h
+        h = nn.functional.pad(h.transpose(1, 2), (1, 1), value=0.25)  # (batch, 8, 14)
+        return self.head(h.flatten(1))
+
+
 MODELS = dict(export_models.MODELS)
-MODELS.update({"mlp": (MLP, (1, 28, 28)), "basic_block": (BasicBlock, (4, 8, 8)), "ops": (Ops, (4, 8))})
+INT_INPUTS = {"embed": 20}  # models whose input is token ids below this
+MODELS.update({"mlp": (MLP, (1, 28, 28)), "basic_block": (BasicBlock, (4, 8, 8)), "ops": (Ops, (4, 8)), "embed": (Embed, (12,))})
 
 
 def make(name, seed=0):
@@ -89,7 +107,8 @@ def trace(name, out_dir, input_shape=None, dtype=torch.float32, suffix="", batch
     trace runs forward once: the BatchNorm statistics it updates are put back first)."""
     module = make(name).to(dtype).train()
     state = {k: v.clone() for k, v in module.state_dict().items()}
-    example = torch.randn(batch, *(input_shape or MODELS[name][1]), dtype=dtype)
+    shape = (batch, *(input_shape or MODELS[name][1]))
+    example = torch.randint(0, INT_INPUTS[name], shape) if name in INT_INPUTS else torch.randn(*shape, dtype=dtype)
     traced = torch.jit.trace(module, example, check_trace=False)
     traced.load_state_dict(state)
     path = os.path.join(out_dir, f"{name}{suffix}.pt")
