@@ -188,6 +188,35 @@ void LayerNorm(NodeContext& ctx) {
                  ctx.dims(0), dtype);
 }
 
+/// group_norm(input, num_groups, weight, bias, eps, cudnn): (N, C, ...) seen as (N, G, C/G * ...),
+/// normalized over its last axis, then scaled and shifted per channel.
+void GroupNorm(NodeContext& ctx) {
+  const int rank = ctx.rank(0);
+  if (rank < 2) ctx.fail("group_norm of a " + std::to_string(rank) + "-D input");
+  const Dims& in = ctx.dims(0);
+  const int64_t groups = ctx.integer(1, "num_groups");
+  if (!in[1].is_static() || groups <= 0 || in[1].value % groups != 0) ctx.fail("num_groups " + std::to_string(groups) + " does not divide the channels " + in[1].text());
+  const std::string dtype = ctx.dtype(0);
+  const std::string x = ctx.tensor(0);
+  Dims rest(in.begin() + 1, in.end());
+  Dims grouped = {in[0], Dim::Static(groups), Dim::Static(0)};
+  const Dim per_group = Product(rest);
+  if (!per_group.is_static()) ctx.unsupported("group_norm over symbolic dims");
+  grouped[2] = Dim::Static(per_group.value / groups);
+  std::string g = ctx.bind(Call("reshape", {x, ShapeExpr(grouped)}));
+  const std::string reduce = "axis=[2], keepdims=true";
+  std::string centered = ctx.bind(Call("subtract", {g, ctx.bind(Call("mean", {g}, reduce))}));
+  std::string variance = ctx.bind(Call("variance", {g}, reduce));
+  std::string scale = ctx.bind(Call("rsqrt", {ctx.bind(Call("add", {variance, NodeContext::scalar_const(ctx.number(4, "eps"), dtype)}))}));
+  std::string y = ctx.bind(Call("reshape", {ctx.bind(Call("multiply", {centered, scale})), ShapeExpr(in)}));
+  std::vector<int64_t> trailing;
+  for (int k = 1; k + 1 < rank; ++k) trailing.push_back(k);
+  auto per_channel = [&](int i) { return trailing.empty() ? ctx.tensor(i) : ctx.bind(Call("expand_dims", {ctx.tensor(i)}, "axis=" + IntList(trailing))); };
+  if (!ctx.is_none(2)) y = ctx.bind(Call("multiply", {y, per_channel(2)}));
+  if (!ctx.is_none(3)) y = ctx.bind(Call("add", {y, per_channel(3)}));
+  ctx.set_output(0, Value::Tensor(y, in, dtype));
+}
+
 /// max_pool2d(x, kernel, stride, padding, dilation, ceil_mode) and avg_pool2d(x, kernel, stride,
 /// padding, ceil_mode, count_include_pad, divisor_override).
 void Pool(NodeContext& ctx) {
@@ -314,6 +343,7 @@ void AddNNConverters(ConverterMap& map) {
   map["aten::addmm"] = Addmm;
   map["aten::batch_norm"] = BatchNorm;
   map["aten::layer_norm"] = LayerNorm;
+  map["aten::group_norm"] = GroupNorm;
   map["aten::max_pool2d"] = Pool;
   map["aten::avg_pool2d"] = Pool;
   map["aten::adaptive_avg_pool2d"] = AdaptiveAvgPool;

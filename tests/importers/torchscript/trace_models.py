@@ -44,13 +44,14 @@ class Ops(nn.Module):
     def __init__(self):
         super().__init__()
         self.conv = nn.Conv1d(4, 6, 3, padding=1)
+        self.group_norm = nn.GroupNorm(3, 6)
         self.fc = nn.Linear(6, 6)
         self.norm = nn.LayerNorm(6, elementwise_affine=False)
         self.head = nn.Linear(6 * 8 * 8 + 6 + 8 + 4 * 6 + 3 * 3 + 8, 10)
 
     def forward(self, x):  # x: (batch, 4, 8)
         F = nn.functional
-        y = self.conv(x).permute(0, 2, 1)                       # (batch, 8, 6)
+        y = self.group_norm(self.conv(x)).permute(0, 2, 1)      # (batch, 8, 6)
         a, b = self.fc(y).chunk(2, dim=-1)                       # (batch, 8, 3) each
         gates = [torch.sigmoid(a), torch.tanh(b), F.gelu(a), F.silu(b), F.leaky_relu(a, 0.2), F.hardswish(b),
                  F.softplus(b), torch.exp(-a * a), 1.0 / (1.0 + b * b)]
