@@ -77,7 +77,8 @@ std::string Backbone::AttributeExpr(const std::string& name) {
   const Attribute& a = attributes_.at(name);
   if ((a.is_parameter && !a.frozen) || state_updates_.count(name) != 0) return Local(name);
   if (auto it = constants_.find(name); it != constants_.end()) return it->second;
-  std::string local = Bind(ConstantTensor(attribute_bytes_(name), a.dims, a.dtype), name + "_const", TensorSInfo(a.dims, a.dtype));
+  std::string local =
+      Bind(ConstantTensor(attribute_bytes_(name), a.dims, a.dtype), name + "_const", TensorSInfo(a.dims, a.dtype));
   constants_[name] = local;
   return local;
 }
@@ -86,11 +87,13 @@ bool Backbone::IsStateCandidate(const std::string& name) const {
   auto it = attributes_.find(name);
   if (it == attributes_.end()) return false;
   const Attribute& a = it->second;
-  return options_.training && !a.is_parameter && !a.frozen && (a.dtype == "float32" || a.dtype == "float64" || a.dtype == "float16");
+  return options_.training && !a.is_parameter && !a.frozen &&
+         (a.dtype == "float32" || a.dtype == "float64" || a.dtype == "float16");
 }
 
 std::string Backbone::State(const std::string& name) {
-  if (constants_.count(name) != 0) throw ImportError("buffer '" + name + "' is read as a constant and updated as a state");
+  if (constants_.count(name) != 0)
+    throw ImportError("buffer '" + name + "' is read as a constant and updated as a state");
   if (state_updates_.count(name) == 0) {
     state_order_.push_back(name);
     state_updates_[name] = "";
@@ -117,7 +120,8 @@ std::string Backbone::StepSeed() {
 
 std::string Backbone::ConstantTensor(const std::string& bytes, const Dims& dims, const std::string& dtype) {
   const size_t index = metadata_.size();
-  metadata_.push_back("  " + std::to_string(index) + ": " + TensorSInfo(dims, dtype) + " = base64\"" + Base64(bytes) + "\"");
+  metadata_.push_back("  " + std::to_string(index) + ": " + TensorSInfo(dims, dtype) + " = base64\"" + Base64(bytes) +
+                      "\"");
   return "meta[" + std::to_string(index) + "]";
 }
 
@@ -125,7 +129,8 @@ std::string Backbone::Finish(const std::vector<Value>& outputs) {
   if (outputs.empty()) throw ImportError("the module's forward returns no tensor");
   std::vector<std::string> results, result_types;
   for (const Value& out : outputs) {
-    if (out.kind != Kind::kTensor) throw ImportError("the module's forward returns " + out.describe() + ", not a tensor");
+    if (out.kind != Kind::kTensor)
+      throw ImportError("the module's forward returns " + out.describe() + ", not a tensor");
     std::string local = out.attribute.empty() ? out.expr : AttributeExpr(out.attribute);
     // The result must be a local of the block: an input or parameter returned as is gets one.
     if (block_locals_.count(local) == 0) local = Bind(local, "output");

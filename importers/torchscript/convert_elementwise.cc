@@ -15,10 +15,10 @@ void Unary(NodeContext& ctx, const std::string& op) {
 
 void UnaryOp(NodeContext& ctx) {
   static const std::map<std::string, std::string> kOps = {
-      {"relu", "nn.relu"}, {"sigmoid", "sigmoid"}, {"tanh", "tanh"},       {"exp", "exp"},     {"log", "log"},
-      {"sqrt", "sqrt"},    {"rsqrt", "rsqrt"},     {"neg", "negative"},    {"abs", "abs"},     {"erf", "erf"},
-      {"silu", "nn.silu"}, {"sin", "sin"},         {"cos", "cos"},         {"floor", "floor"}, {"ceil", "ceil"},
-      {"round", "round"},  {"sign", "sign"},       {"tan", "tan"},         {"negative", "negative"}};
+      {"relu", "nn.relu"}, {"sigmoid", "sigmoid"}, {"tanh", "tanh"},    {"exp", "exp"},          {"log", "log"},
+      {"sqrt", "sqrt"},    {"rsqrt", "rsqrt"},     {"neg", "negative"}, {"abs", "abs"},          {"erf", "erf"},
+      {"silu", "nn.silu"}, {"sin", "sin"},         {"cos", "cos"},      {"floor", "floor"},      {"ceil", "ceil"},
+      {"round", "round"},  {"sign", "sign"},       {"tan", "tan"},      {"negative", "negative"}};
   const std::string name = ctx.kind().substr(ctx.kind().find("::") + 2);
   Unary(ctx, kOps.at(name));
 }
@@ -29,7 +29,8 @@ std::string WithScalar(NodeContext& ctx, const std::string& op, const std::strin
 }
 
 void Gelu(NodeContext& ctx) {
-  const std::string approximate = ctx.num_inputs() > 1 && ctx.input(1).kind == Kind::kString ? ctx.input(1).text : "none";
+  const std::string approximate =
+      ctx.num_inputs() > 1 && ctx.input(1).kind == Kind::kString ? ctx.input(1).text : "none";
   if (approximate == "none") return Unary(ctx, "nn.gelu");
   if (approximate != "tanh") ctx.unsupported("gelu with approximate='" + approximate + "'");
   // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
@@ -42,7 +43,8 @@ void Gelu(NodeContext& ctx) {
 }
 
 void Clip(NodeContext& ctx, double lo, double hi) {
-  ctx.set_tensor(0, Call("clip", {ctx.tensor(0)}, "min=" + NumberText(lo) + ", max=" + NumberText(hi)), ctx.dims(0), ctx.dtype(0));
+  ctx.set_tensor(0, Call("clip", {ctx.tensor(0)}, "min=" + NumberText(lo) + ", max=" + NumberText(hi)), ctx.dims(0),
+                 ctx.dtype(0));
 }
 
 void Hardtanh(NodeContext& ctx) { Clip(ctx, ctx.number(1, "min_val"), ctx.number(2, "max_val")); }
@@ -52,7 +54,10 @@ void Relu6(NodeContext& ctx) { Clip(ctx, 0, 6); }
 void Clamp(NodeContext& ctx) {
   const bool is_min = ctx.kind() == "aten::clamp_min", is_max = ctx.kind() == "aten::clamp_max";
   const double lo = is_max || ctx.is_none(1) ? -INFINITY : ctx.number(1, "min");
-  const double hi = is_min ? INFINITY : is_max ? ctx.number(1, "max") : ctx.is_none(2) ? INFINITY : ctx.number(2, "max");
+  const double hi = is_min           ? INFINITY
+                    : is_max         ? ctx.number(1, "max")
+                    : ctx.is_none(2) ? INFINITY
+                                     : ctx.number(2, "max");
   Clip(ctx, lo, hi);
 }
 
@@ -113,15 +118,18 @@ void Like(NodeContext& ctx) {
   const bool full = ctx.kind() == "aten::full_like";
   const int dtype_input = full ? 2 : 1;
   std::string dtype = ctx.dtype(0);
-  if (dtype_input < ctx.num_inputs() && ctx.input(dtype_input).kind == Kind::kInt) dtype = DTypeOfCode(ctx, ctx.integer(dtype_input, "dtype"));
+  if (dtype_input < ctx.num_inputs() && ctx.input(dtype_input).kind == Kind::kInt)
+    dtype = DTypeOfCode(ctx, ctx.integer(dtype_input, "dtype"));
   const std::string x = ctx.tensor(0);
-  std::string expr = full ? Call("full_like", {x, NodeContext::scalar_const(ctx.number(1, "fill_value"), dtype)}, "dtype=" + dtype)
-                          : Call(ctx.kind() == "aten::zeros_like" ? "zeros_like" : "ones_like", {x}, "dtype=" + dtype);
+  std::string expr =
+      full ? Call("full_like", {x, NodeContext::scalar_const(ctx.number(1, "fill_value"), dtype)}, "dtype=" + dtype)
+           : Call(ctx.kind() == "aten::zeros_like" ? "zeros_like" : "ones_like", {x}, "dtype=" + dtype);
   ctx.set_tensor(0, expr, ctx.dims(0), dtype);
 }
 
 void Reciprocal(NodeContext& ctx) {
-  ctx.set_tensor(0, Call("divide", {NodeContext::scalar_const(1, ctx.dtype(0)), ctx.tensor(0)}), ctx.dims(0), ctx.dtype(0));
+  ctx.set_tensor(0, Call("divide", {NodeContext::scalar_const(1, ctx.dtype(0)), ctx.tensor(0)}), ctx.dims(0),
+                 ctx.dtype(0));
 }
 
 void Square(NodeContext& ctx) {
@@ -151,12 +159,13 @@ void Binary(NodeContext& ctx) {
     if (alpha != 1) y = ctx.bind(Call("multiply", {y, NodeContext::scalar_const(alpha, dtype)}));
   }
   static const std::map<std::string, std::string> kOps = {
-      {"add", "add"},   {"sub", "subtract"}, {"rsub", "subtract"}, {"mul", "multiply"},
-      {"div", "divide"}, {"pow", "power"},   {"maximum", "maximum"}, {"minimum", "minimum"}, {"true_divide", "divide"}};
+      {"add", "add"},   {"sub", "subtract"},    {"rsub", "subtract"},   {"mul", "multiply"},      {"div", "divide"},
+      {"pow", "power"}, {"maximum", "maximum"}, {"minimum", "minimum"}, {"true_divide", "divide"}};
   std::string expr = Call(kOps.at(name), {x, y});
   if (name == "div" && ctx.num_inputs() > 2 && !ctx.is_none(2)) {
     const std::string mode = ctx.input(2).kind == Kind::kString ? ctx.input(2).text : "";
-    if (mode == "floor") expr = Call("floor", {ctx.bind(expr)});
+    if (mode == "floor")
+      expr = Call("floor", {ctx.bind(expr)});
     else if (mode == "trunc") {
       std::string q = ctx.bind(expr);
       // trunc(q) = sign(q) * floor(|q|)
@@ -170,11 +179,13 @@ void Binary(NodeContext& ctx) {
 
 void Compare(NodeContext& ctx) {
   if (FoldsAtImport(ctx)) return FoldArithmetic(ctx);
-  static const std::map<std::string, std::string> kOps = {{"eq", "equal"}, {"ne", "not_equal"},    {"lt", "less"},
-                                                          {"gt", "greater"}, {"le", "less_equal"}, {"ge", "greater_equal"}};
+  static const std::map<std::string, std::string> kOps = {{"eq", "equal"},      {"ne", "not_equal"},
+                                                          {"lt", "less"},       {"gt", "greater"},
+                                                          {"le", "less_equal"}, {"ge", "greater_equal"}};
   const std::string name = ctx.kind().substr(ctx.kind().find("::") + 2);
   const std::string dtype = PromoteTypes(ctx, 0, 1);
-  ctx.set_tensor(0, Call(kOps.at(name), {TensorAs(ctx, 0, dtype), TensorAs(ctx, 1, dtype)}), BinaryDims(ctx, 0, 1), "bool");
+  ctx.set_tensor(0, Call(kOps.at(name), {TensorAs(ctx, 0, dtype), TensorAs(ctx, 1, dtype)}), BinaryDims(ctx, 0, 1),
+                 "bool");
 }
 
 void Where(NodeContext& ctx) {
@@ -182,23 +193,35 @@ void Where(NodeContext& ctx) {
   const std::string dtype = PromoteTypes(ctx, 1, 2);
   Dims dims = BinaryDims(ctx, 1, 2);
   dims = Broadcast(ctx, ctx.dims(0), dims);
-  ctx.set_tensor(0, Call("where", {TensorAs(ctx, 0, "bool"), TensorAs(ctx, 1, dtype), TensorAs(ctx, 2, dtype)}), dims, dtype);
+  ctx.set_tensor(0, Call("where", {TensorAs(ctx, 0, "bool"), TensorAs(ctx, 1, dtype), TensorAs(ctx, 2, dtype)}), dims,
+                 dtype);
 }
 
 /// PyTorch's ScalarType code as rxt's dtype.
 std::string DTypeOfCode(NodeContext& ctx, int64_t code) {
   switch (code) {
-    case 0: return "uint8";
-    case 1: return "int8";
-    case 2: return "int16";
-    case 3: return "int32";
-    case 4: return "int64";
-    case 5: return "float16";
-    case 6: return "float32";
-    case 7: return "float64";
-    case 11: return "bool";
-    case 15: return "bfloat16";
-    default: ctx.unsupported("dtype code " + std::to_string(code));
+    case 0:
+      return "uint8";
+    case 1:
+      return "int8";
+    case 2:
+      return "int16";
+    case 3:
+      return "int32";
+    case 4:
+      return "int64";
+    case 5:
+      return "float16";
+    case 6:
+      return "float32";
+    case 7:
+      return "float64";
+    case 11:
+      return "bool";
+    case 15:
+      return "bfloat16";
+    default:
+      ctx.unsupported("dtype code " + std::to_string(code));
   }
 }
 
@@ -229,8 +252,8 @@ void To(NodeContext& ctx) {
 }  // namespace
 
 void AddElementwiseConverters(ConverterMap& map) {
-  for (const char* k : {"relu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt", "neg", "negative", "abs", "erf", "silu", "sin",
-                        "cos", "tan", "floor", "ceil", "round", "sign"}) {
+  for (const char* k : {"relu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt", "neg", "negative", "abs", "erf",
+                        "silu", "sin", "cos", "tan", "floor", "ceil", "round", "sign"}) {
     map[std::string("aten::") + k] = UnaryOp;
   }
   map["aten::gelu"] = Gelu;

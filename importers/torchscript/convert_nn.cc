@@ -9,20 +9,25 @@ namespace {
 std::vector<int64_t> Pair(NodeContext& ctx, int i, const std::string& what, size_t n) {
   std::vector<int64_t> v = ctx.ints(i, what);
   if (v.size() == 1) v.assign(n, v[0]);
-  if (v.size() != n) ctx.unsupported(what + " of " + std::to_string(v.size()) + " values for " + std::to_string(n) + " spatial dims");
+  if (v.size() != n)
+    ctx.unsupported(what + " of " + std::to_string(v.size()) + " values for " + std::to_string(n) + " spatial dims");
   return v;
 }
 
 /// The output size of a window over a static dim (PyTorch's formula, ceil_mode included).
-Dim WindowOut(NodeContext& ctx, const Dim& in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation, bool ceil_mode) {
+Dim WindowOut(NodeContext& ctx, const Dim& in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation,
+              bool ceil_mode) {
   if (!in.is_static()) ctx.unsupported("a window over the symbolic dim " + in.symbol);
   constexpr int64_t kMax = int64_t(1) << 31;
-  if (stride <= 0 || dilation <= 0 || kernel <= 0 || pad < 0) ctx.fail("has a kernel, stride or dilation below 1, or a negative padding");
+  if (stride <= 0 || dilation <= 0 || kernel <= 0 || pad < 0)
+    ctx.fail("has a kernel, stride or dilation below 1, or a negative padding");
   if (stride > kMax || dilation > kMax || kernel > kMax || pad > kMax || in.value > (int64_t(1) << 40)) {
     ctx.unsupported("a window or a dim beyond 2^31");
   }
   const int64_t span = in.value + 2 * pad - dilation * (kernel - 1) - 1;
-  if (span < 0) ctx.fail("its window (" + std::to_string(kernel) + ") does not fit the input (" + std::to_string(in.value) + " with padding " + std::to_string(pad) + ")");
+  if (span < 0)
+    ctx.fail("its window (" + std::to_string(kernel) + ") does not fit the input (" + std::to_string(in.value) +
+             " with padding " + std::to_string(pad) + ")");
   int64_t out = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
   if (ceil_mode && (out - 1) * stride >= in.value + pad) --out;
   return Dim::Static(out);
@@ -30,7 +35,8 @@ Dim WindowOut(NodeContext& ctx, const Dim& in, int64_t kernel, int64_t stride, i
 
 /// Inputs 0 and 1 (data and weight) of one dtype, as PyTorch requires.
 void CheckSameDType(NodeContext& ctx) {
-  if (ctx.dtype(0) != ctx.dtype(1)) ctx.fail("the input is " + ctx.dtype(0) + " and the weight " + ctx.dtype(1) + " (is the input's dtype right?)");
+  if (ctx.dtype(0) != ctx.dtype(1))
+    ctx.fail("the input is " + ctx.dtype(0) + " and the weight " + ctx.dtype(1) + " (is the input's dtype right?)");
 }
 
 /// _convolution, conv2d, conv1d; transposed when _convolution says so.
@@ -38,17 +44,20 @@ void Convolution(NodeContext& ctx) {
   CheckSameDType(ctx);
   const bool full = ctx.kind() == "aten::_convolution";
   const int rank = ctx.rank(0);
-  if (rank != 4 && rank != 3) ctx.unsupported("convolution of a " + std::to_string(rank) + "-D input (1-D and 2-D are supported)");
+  if (rank != 4 && rank != 3)
+    ctx.unsupported("convolution of a " + std::to_string(rank) + "-D input (1-D and 2-D are supported)");
   const size_t spatial = rank - 2;
   const bool transposed = full && ctx.boolean(6, "transposed");
   if (ctx.input(4).kind == Kind::kString) ctx.unsupported("convolution with padding='" + ctx.input(4).text + "'");
   std::vector<int64_t> stride = Pair(ctx, 3, "stride", spatial), pad = Pair(ctx, 4, "padding", spatial),
                        dilation = Pair(ctx, 5, "dilation", spatial);
-  std::vector<int64_t> output_padding = transposed ? Pair(ctx, 7, "output_padding", spatial) : std::vector<int64_t>(spatial, 0);
+  std::vector<int64_t> output_padding =
+      transposed ? Pair(ctx, 7, "output_padding", spatial) : std::vector<int64_t>(spatial, 0);
   const int64_t groups = ctx.integer(full ? 8 : 6, "groups");
   std::string x = ctx.tensor(0), w = ctx.tensor(1);
   Dims xd = ctx.dims(0), wd = ctx.dims(1);
-  if (wd.size() != xd.size()) ctx.fail("weight " + TensorSInfo(wd, ctx.dtype(1)) + " does not match input " + TensorSInfo(xd, ctx.dtype(0)));
+  if (wd.size() != xd.size())
+    ctx.fail("weight " + TensorSInfo(wd, ctx.dtype(1)) + " does not match input " + TensorSInfo(xd, ctx.dtype(0)));
   if (spatial == 1) {  // 1-D as 2-D over a height of 1
     x = ctx.bind(Call("expand_dims", {x}, "axis=[2]"));
     w = ctx.bind(Call("expand_dims", {w}, "axis=[2]"));
@@ -64,7 +73,8 @@ void Convolution(NodeContext& ctx) {
   }
   const Dim want_channels = Dim::Static(transposed ? wd[0].value : wd[1].value * groups);
   if (groups <= 0 || xd[1] != want_channels) {
-    ctx.fail("the input's " + xd[1].text() + " channels are not the weight's " + want_channels.text() + " (is the input's shape right?)");
+    ctx.fail("the input's " + xd[1].text() + " channels are not the weight's " + want_channels.text() +
+             " (is the input's shape right?)");
   }
   const std::string attrs = "strides=" + IntList(stride) + ", padding=" + IntList({pad[0], pad[1], pad[0], pad[1]}) +
                             ", dilation=" + IntList(dilation) + ", groups=" + std::to_string(groups);
@@ -72,16 +82,19 @@ void Convolution(NodeContext& ctx) {
   std::string y;
   if (!transposed) {
     out[1] = wd[0];
-    for (int k = 0; k < 2; ++k) out[2 + k] = WindowOut(ctx, xd[2 + k], wd[2 + k].value, stride[k], pad[k], dilation[k], false);
+    for (int k = 0; k < 2; ++k)
+      out[2 + k] = WindowOut(ctx, xd[2 + k], wd[2 + k].value, stride[k], pad[k], dilation[k], false);
     y = Call("nn.conv2d", {x, w}, attrs);
   } else {
     out[1] = Dim::Static(wd[1].value * groups);
     for (int k = 0; k < 2; ++k) {
       if (!xd[2 + k].is_static()) ctx.unsupported("a transposed convolution over a symbolic dim");
       for (int64_t v : {stride[k], pad[k], dilation[k], output_padding[k], xd[2 + k].value, wd[2 + k].value}) {
-        if (v < 0 || v > (int64_t(1) << 31)) ctx.unsupported("a transposed convolution with a window or dim beyond 2^31");
+        if (v < 0 || v > (int64_t(1) << 31))
+          ctx.unsupported("a transposed convolution with a window or dim beyond 2^31");
       }
-      out[2 + k] = Dim::Static((xd[2 + k].value - 1) * stride[k] - 2 * pad[k] + dilation[k] * (wd[2 + k].value - 1) + output_padding[k] + 1);
+      out[2 + k] = Dim::Static((xd[2 + k].value - 1) * stride[k] - 2 * pad[k] + dilation[k] * (wd[2 + k].value - 1) +
+                               output_padding[k] + 1);
     }
     y = Call("nn.conv2d_transpose", {x, w}, attrs + ", output_padding=" + IntList(output_padding));
   }
@@ -100,9 +113,12 @@ void Convolution(NodeContext& ctx) {
 void Linear(NodeContext& ctx) {
   CheckSameDType(ctx);
   Dims out = ctx.dims(0);
-  if (out.empty() || ctx.rank(1) != 2) ctx.unsupported("linear of a " + std::to_string(out.size()) + "-D input and a " + std::to_string(ctx.rank(1)) + "-D weight");
+  if (out.empty() || ctx.rank(1) != 2)
+    ctx.unsupported("linear of a " + std::to_string(out.size()) + "-D input and a " + std::to_string(ctx.rank(1)) +
+                    "-D weight");
   if (out.back() != ctx.dims(1)[1]) {
-    ctx.fail("the input's last dim " + out.back().text() + " is not the weight's " + ctx.dims(1)[1].text() + " (is the input's shape right?)");
+    ctx.fail("the input's last dim " + out.back().text() + " is not the weight's " + ctx.dims(1)[1].text() +
+             " (is the input's shape right?)");
   }
   out.back() = ctx.dims(1)[0];
   std::vector<std::string> args = {ctx.tensor(0), ctx.tensor(1)};
@@ -117,7 +133,8 @@ Dims MatmulDims(NodeContext& ctx, Dims a, Dims b) {
   if (a_vector) a.insert(a.begin(), Dim::Static(1));
   if (b_vector) b.push_back(Dim::Static(1));
   Dims batch = Broadcast(ctx, Dims(a.begin(), a.end() - 2), Dims(b.begin(), b.end() - 2));
-  if (a.back() != b[b.size() - 2]) ctx.fail("matmul of " + TensorSInfo(a, "") + " and " + TensorSInfo(b, "") + ": inner dims differ");
+  if (a.back() != b[b.size() - 2])
+    ctx.fail("matmul of " + TensorSInfo(a, "") + " and " + TensorSInfo(b, "") + ": inner dims differ");
   Dims out = batch;
   if (!a_vector) out.push_back(a[a.size() - 2]);
   if (!b_vector) out.push_back(b.back());
@@ -125,15 +142,18 @@ Dims MatmulDims(NodeContext& ctx, Dims a, Dims b) {
 }
 
 void Matmul(NodeContext& ctx) {
-  if ((ctx.kind() == "aten::bmm" && (ctx.rank(0) != 3 || ctx.rank(1) != 3)) || (ctx.kind() == "aten::mm" && (ctx.rank(0) != 2 || ctx.rank(1) != 2))) {
+  if ((ctx.kind() == "aten::bmm" && (ctx.rank(0) != 3 || ctx.rank(1) != 3)) ||
+      (ctx.kind() == "aten::mm" && (ctx.rank(0) != 2 || ctx.rank(1) != 2))) {
     ctx.fail("operands of the wrong rank");
   }
-  ctx.set_tensor(0, Call("matmul", {ctx.tensor(0), ctx.tensor(1)}), MatmulDims(ctx, ctx.dims(0), ctx.dims(1)), ctx.dtype(0));
+  ctx.set_tensor(0, Call("matmul", {ctx.tensor(0), ctx.tensor(1)}), MatmulDims(ctx, ctx.dims(0), ctx.dims(1)),
+                 ctx.dtype(0));
 }
 
 /// addmm(bias, m1, m2, beta, alpha) = beta * bias + alpha * m1 @ m2.
 void Addmm(NodeContext& ctx) {
-  const double beta = ctx.num_inputs() > 3 ? ctx.number(3, "beta") : 1, alpha = ctx.num_inputs() > 4 ? ctx.number(4, "alpha") : 1;
+  const double beta = ctx.num_inputs() > 3 ? ctx.number(3, "beta") : 1,
+               alpha = ctx.num_inputs() > 4 ? ctx.number(4, "alpha") : 1;
   const std::string dtype = ctx.dtype(1);
   Dims out = MatmulDims(ctx, ctx.dims(1), ctx.dims(2));
   std::string product = ctx.bind(Call("matmul", {ctx.tensor(1), ctx.tensor(2)}));
@@ -150,7 +170,8 @@ void Addmm(NodeContext& ctx) {
 /// trains eval exports); with training=false, or frozen statistics, the running ones normalize.
 void BatchNorm(NodeContext& ctx) {
   if (ctx.rank(0) < 2) ctx.fail("batch_norm of a " + std::to_string(ctx.rank(0)) + "-D input");
-  if (ctx.is_none(3) || ctx.is_none(4)) ctx.unsupported("batch_norm without running statistics (track_running_stats=False)");
+  if (ctx.is_none(3) || ctx.is_none(4))
+    ctx.unsupported("batch_norm without running statistics (track_running_stats=False)");
   const std::string dtype = ctx.dtype(0);
   const bool stateful = ctx.is_state_candidate(3) && ctx.is_state_candidate(4);
   const bool traced_training = ctx.boolean(5, "training");
@@ -174,7 +195,9 @@ void BatchNorm(NodeContext& ctx) {
 void LayerNorm(NodeContext& ctx) {
   const std::vector<int64_t> shape = ctx.ints(1, "normalized_shape");
   const int rank = ctx.rank(0);
-  if (shape.empty() || static_cast<int>(shape.size()) > rank) ctx.fail("normalized_shape has " + std::to_string(shape.size()) + " dims for a " + std::to_string(rank) + "-D input");
+  if (shape.empty() || static_cast<int>(shape.size()) > rank)
+    ctx.fail("normalized_shape has " + std::to_string(shape.size()) + " dims for a " + std::to_string(rank) +
+             "-D input");
   std::vector<int64_t> axes;
   Dims normalized;
   for (int k = rank - static_cast<int>(shape.size()); k < rank; ++k) {
@@ -182,9 +205,13 @@ void LayerNorm(NodeContext& ctx) {
     normalized.push_back(Dim::Static(shape[k - rank + shape.size()]));
   }
   const std::string dtype = ctx.dtype(0);
-  std::string gamma = ctx.is_none(2) ? ctx.bind(Call("ones", {ShapeExpr(normalized)}, "dtype=" + dtype)) : ctx.tensor(2);
-  std::string beta = ctx.is_none(3) ? ctx.bind(Call("zeros", {ShapeExpr(normalized)}, "dtype=" + dtype)) : ctx.tensor(3);
-  ctx.set_tensor(0, Call("nn.layer_norm", {ctx.tensor(0), gamma, beta}, "axes=" + IntList(axes) + ", epsilon=" + NumberText(ctx.number(4, "eps"))),
+  std::string gamma =
+      ctx.is_none(2) ? ctx.bind(Call("ones", {ShapeExpr(normalized)}, "dtype=" + dtype)) : ctx.tensor(2);
+  std::string beta =
+      ctx.is_none(3) ? ctx.bind(Call("zeros", {ShapeExpr(normalized)}, "dtype=" + dtype)) : ctx.tensor(3);
+  ctx.set_tensor(0,
+                 Call("nn.layer_norm", {ctx.tensor(0), gamma, beta},
+                      "axes=" + IntList(axes) + ", epsilon=" + NumberText(ctx.number(4, "eps"))),
                  ctx.dims(0), dtype);
 }
 
@@ -195,7 +222,8 @@ void GroupNorm(NodeContext& ctx) {
   if (rank < 2) ctx.fail("group_norm of a " + std::to_string(rank) + "-D input");
   const Dims& in = ctx.dims(0);
   const int64_t groups = ctx.integer(1, "num_groups");
-  if (!in[1].is_static() || groups <= 0 || in[1].value % groups != 0) ctx.fail("num_groups " + std::to_string(groups) + " does not divide the channels " + in[1].text());
+  if (!in[1].is_static() || groups <= 0 || in[1].value % groups != 0)
+    ctx.fail("num_groups " + std::to_string(groups) + " does not divide the channels " + in[1].text());
   const std::string dtype = ctx.dtype(0);
   const std::string x = ctx.tensor(0);
   Dims rest(in.begin() + 1, in.end());
@@ -207,11 +235,15 @@ void GroupNorm(NodeContext& ctx) {
   const std::string reduce = "axis=[2], keepdims=true";
   std::string centered = ctx.bind(Call("subtract", {g, ctx.bind(Call("mean", {g}, reduce))}));
   std::string variance = ctx.bind(Call("variance", {g}, reduce));
-  std::string scale = ctx.bind(Call("rsqrt", {ctx.bind(Call("add", {variance, NodeContext::scalar_const(ctx.number(4, "eps"), dtype)}))}));
+  std::string scale = ctx.bind(
+      Call("rsqrt", {ctx.bind(Call("add", {variance, NodeContext::scalar_const(ctx.number(4, "eps"), dtype)}))}));
   std::string y = ctx.bind(Call("reshape", {ctx.bind(Call("multiply", {centered, scale})), ShapeExpr(in)}));
   std::vector<int64_t> trailing;
   for (int k = 1; k + 1 < rank; ++k) trailing.push_back(k);
-  auto per_channel = [&](int i) { return trailing.empty() ? ctx.tensor(i) : ctx.bind(Call("expand_dims", {ctx.tensor(i)}, "axis=" + IntList(trailing))); };
+  auto per_channel = [&](int i) {
+    return trailing.empty() ? ctx.tensor(i)
+                            : ctx.bind(Call("expand_dims", {ctx.tensor(i)}, "axis=" + IntList(trailing)));
+  };
   if (!ctx.is_none(2)) y = ctx.bind(Call("multiply", {y, per_channel(2)}));
   if (!ctx.is_none(3)) y = ctx.bind(Call("add", {y, per_channel(3)}));
   ctx.set_output(0, Value::Tensor(y, in, dtype));
@@ -228,14 +260,16 @@ void Pool(NodeContext& ctx) {
   std::vector<int64_t> pad = Pair(ctx, 3, "padding", 2);
   std::vector<int64_t> dilation = max ? Pair(ctx, 4, "dilation", 2) : std::vector<int64_t>{1, 1};
   const bool ceil_mode = ctx.boolean(max ? 5 : 4, "ceil_mode");
-  std::string attrs = "pool_size=" + IntList(kernel) + ", strides=" + IntList(stride) + ", padding=" + IntList({pad[0], pad[1], pad[0], pad[1]}) +
-                      ", dilation=" + IntList(dilation) + ", ceil_mode=" + (ceil_mode ? "true" : "false");
+  std::string attrs = "pool_size=" + IntList(kernel) + ", strides=" + IntList(stride) +
+                      ", padding=" + IntList({pad[0], pad[1], pad[0], pad[1]}) + ", dilation=" + IntList(dilation) +
+                      ", ceil_mode=" + (ceil_mode ? "true" : "false");
   if (!max) {
     attrs += std::string(", count_include_pad=") + (ctx.boolean(5, "count_include_pad") ? "true" : "false");
     if (ctx.num_inputs() > 6 && !ctx.is_none(6)) ctx.unsupported("avg_pool2d with divisor_override");
   }
   Dims out = ctx.dims(0);
-  for (int k = 0; k < 2; ++k) out[2 + k] = WindowOut(ctx, out[2 + k], kernel[k], stride[k], pad[k], dilation[k], ceil_mode);
+  for (int k = 0; k < 2; ++k)
+    out[2 + k] = WindowOut(ctx, out[2 + k], kernel[k], stride[k], pad[k], dilation[k], ceil_mode);
   ctx.set_tensor(0, Call(max ? "nn.max_pool2d" : "nn.avg_pool2d", {ctx.tensor(0)}, attrs), out, ctx.dtype(0));
 }
 
@@ -276,7 +310,8 @@ void Softmax(NodeContext& ctx) {
 void Embedding(NodeContext& ctx) {
   if (ctx.rank(0) != 2) ctx.fail("embedding of a " + std::to_string(ctx.rank(0)) + "-D weight");
   if (IsFloat(ctx.dtype(1))) ctx.fail("embedding indices of " + ctx.dtype(1));
-  if (ctx.num_inputs() > 3 && ctx.boolean(3, "scale_grad_by_freq")) ctx.unsupported("embedding with scale_grad_by_freq");
+  if (ctx.num_inputs() > 3 && ctx.boolean(3, "scale_grad_by_freq"))
+    ctx.unsupported("embedding with scale_grad_by_freq");
   Dims out = ctx.dims(1);
   out.push_back(ctx.dims(0)[1]);
   std::string rows = Call("take", {ctx.tensor(0), ctx.tensor(1)}, "axis=0");
@@ -295,7 +330,8 @@ void Embedding(NodeContext& ctx) {
     if (bytes.substr(row * padding_idx, row).find_first_not_of('\0') != std::string::npos) {
       ctx.unsupported("embedding with padding_idx " + std::to_string(padding_idx) + " whose row is not zero");
     }
-    std::string keep = ctx.bind(Call("not_equal", {ctx.tensor(1), NodeContext::scalar_const(double(padding_idx), ctx.dtype(1))}));
+    std::string keep =
+        ctx.bind(Call("not_equal", {ctx.tensor(1), NodeContext::scalar_const(double(padding_idx), ctx.dtype(1))}));
     keep = ctx.bind(Call("expand_dims", {keep}, "axis=[" + std::to_string(ctx.rank(1)) + "]"));
     keep = ctx.bind(Call("astype", {keep}, "dtype=" + ctx.dtype(0)));
     rows = Call("multiply", {ctx.bind(rows), keep});
@@ -312,22 +348,28 @@ void Pad(NodeContext& ctx) {
   }
   const std::vector<int64_t> pad = ctx.ints(1, "pad");
   const int rank = ctx.rank(0);
-  if (pad.size() % 2 != 0 || static_cast<int>(pad.size()) > 2 * rank) ctx.fail("pad has " + std::to_string(pad.size()) + " values for a " + std::to_string(rank) + "-D input");
+  if (pad.size() % 2 != 0 || static_cast<int>(pad.size()) > 2 * rank)
+    ctx.fail("pad has " + std::to_string(pad.size()) + " values for a " + std::to_string(rank) + "-D input");
   const int value_input = nd ? 2 : 3;
-  const double value = value_input < ctx.num_inputs() && !ctx.is_none(value_input) ? ctx.number(value_input, "value") : 0.0;
+  const double value =
+      value_input < ctx.num_inputs() && !ctx.is_none(value_input) ? ctx.number(value_input, "value") : 0.0;
   std::vector<int64_t> widths(2 * rank, 0);
   Dims out = ctx.dims(0);
   for (size_t k = 0; k < pad.size() / 2; ++k) {
     const int axis = rank - 1 - static_cast<int>(k);
     if (pad[2 * k] < 0 || pad[2 * k + 1] < 0) ctx.unsupported("pad with negative widths (cropping)");
-    if (pad[2 * k] > (int64_t(1) << 31) || pad[2 * k + 1] > (int64_t(1) << 31)) ctx.unsupported("pad widths beyond 2^31");
+    if (pad[2 * k] > (int64_t(1) << 31) || pad[2 * k + 1] > (int64_t(1) << 31))
+      ctx.unsupported("pad widths beyond 2^31");
     widths[2 * axis] = pad[2 * k];
     widths[2 * axis + 1] = pad[2 * k + 1];
     const int64_t added = pad[2 * k] + pad[2 * k + 1];
-    if (out[axis].is_static()) out[axis] = Dim::Static(out[axis].value + added);
-    else if (added != 0) out[axis] = Dim::Symbolic(out[axis].symbol + " + " + std::to_string(added));
+    if (out[axis].is_static())
+      out[axis] = Dim::Static(out[axis].value + added);
+    else if (added != 0)
+      out[axis] = Dim::Symbolic(out[axis].symbol + " + " + std::to_string(added));
   }
-  ctx.set_tensor(0, Call("pad", {ctx.tensor(0)}, "pad_width=" + IntList(widths) + ", pad_value=" + NumberText(value)), out, ctx.dtype(0));
+  ctx.set_tensor(0, Call("pad", {ctx.tensor(0)}, "pad_width=" + IntList(widths) + ", pad_value=" + NumberText(value)),
+                 out, ctx.dtype(0));
 }
 
 }  // namespace

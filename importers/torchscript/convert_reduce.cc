@@ -25,8 +25,10 @@ Dims Reduced(NodeContext& ctx, const std::vector<int64_t>& axes, bool keepdims) 
   Dims out;
   const Dims& in = ctx.dims(0);
   for (size_t k = 0; k < in.size(); ++k) {
-    if (std::find(axes.begin(), axes.end(), static_cast<int64_t>(k)) == axes.end()) out.push_back(in[k]);
-    else if (keepdims) out.push_back(Dim::Static(1));
+    if (std::find(axes.begin(), axes.end(), static_cast<int64_t>(k)) == axes.end())
+      out.push_back(in[k]);
+    else if (keepdims)
+      out.push_back(Dim::Static(1));
   }
   return out;
 }
@@ -43,7 +45,8 @@ void Reduce(NodeContext& ctx) {
   const bool keepdims = !whole && ctx.num_inputs() > 2 && ctx.boolean(2, "keepdim");
   const int dtype_input = whole ? 1 : 3;
   if (dtype_input < ctx.num_inputs() && !ctx.is_none(dtype_input)) ctx.unsupported(name + " with a dtype");
-  static const std::map<std::string, std::string> kOps = {{"mean", "mean"}, {"sum", "sum"}, {"amax", "max"}, {"amin", "min"}};
+  static const std::map<std::string, std::string> kOps = {
+      {"mean", "mean"}, {"sum", "sum"}, {"amax", "max"}, {"amin", "min"}};
   std::string dtype = ctx.dtype(0);
   std::string x = ctx.tensor(0);
   if (name == "sum" && !IsFloat(dtype) && dtype != "int64") {  // PyTorch sums ints and bools as int64
@@ -68,7 +71,10 @@ void Extreme(NodeContext& ctx) {
   ctx.set_tensor(0, Call(is_max ? "max" : "min", {x}, Attrs({axis}, keepdims)), out, ctx.dtype(0));
   if (ctx.num_outputs() > 1 && ctx.output_used(1)) {
     if (!is_max) ctx.unsupported("min along a dim with its indices");
-    ctx.set_output(1, ctx.bind_tensor(Call("argmax", {x}, "axis=" + std::to_string(axis) + ", keepdims=" + (keepdims ? "true" : "false")), out, "int64"));
+    ctx.set_output(
+        1, ctx.bind_tensor(
+               Call("argmax", {x}, "axis=" + std::to_string(axis) + ", keepdims=" + (keepdims ? "true" : "false")), out,
+               "int64"));
   } else if (ctx.num_outputs() > 1) {
     ctx.set_output(1, Value::Other("unused indices"));
   }
@@ -90,7 +96,8 @@ void Variance(NodeContext& ctx) {
       if (!d.is_static()) ctx.unsupported("an unbiased variance over the symbolic dim " + d.symbol);
       n *= d.value;
     }
-    v = ctx.bind(Call("multiply", {v, NodeContext::scalar_const(n > 1 ? double(n) / double(n - 1) : NAN, ctx.dtype(0))}));
+    v = ctx.bind(
+        Call("multiply", {v, NodeContext::scalar_const(n > 1 ? double(n) / double(n - 1) : NAN, ctx.dtype(0))}));
   }
   if (is_std) v = ctx.bind(Call("sqrt", {v}));
   ctx.set_output(0, ctx.bind_tensor(v, kept_out, ctx.dtype(0)));

@@ -28,7 +28,8 @@ void GetItem(NodeContext& ctx) {
   if (list.kind != Kind::kList) ctx.unsupported("indexing " + list.describe());
   const int64_t n = static_cast<int64_t>(list.items.size());
   int64_t index = ctx.integer(1, "index");
-  if (index < -n || index >= n) ctx.fail("index " + std::to_string(index) + " is out of range for " + std::to_string(n) + " items");
+  if (index < -n || index >= n)
+    ctx.fail("index " + std::to_string(index) + " is out of range for " + std::to_string(n) + " items");
   ctx.set_output(0, list.items[index < 0 ? index + n : index]);
 }
 
@@ -57,7 +58,8 @@ void ToNumber(NodeContext& ctx) {
   const std::string& k = ctx.kind();
   if (k == "aten::Int" || k == "aten::IntImplicit") {
     if (v.symbol.empty()) v.number = std::trunc(v.number);
-    if (v.symbol.empty() && !(std::abs(v.number) <= 9.0e15)) ctx.unsupported("an int of " + NumberText(v.number) + " (beyond 2^53)");
+    if (v.symbol.empty() && !(std::abs(v.number) <= 9.0e15))
+      ctx.unsupported("an int of " + NumberText(v.number) + " (beyond 2^53)");
     v.kind = Kind::kInt;
   } else if (k == "aten::Float" || k == "aten::FloatImplicit") {
     if (!v.symbol.empty()) ctx.unsupported("a float from the symbolic " + v.symbol);
@@ -90,9 +92,9 @@ void Numel(NodeContext& ctx) {
 
 /// prim::dtype: PyTorch's ScalarType code of the tensor's dtype (what aten::to takes).
 void DType(NodeContext& ctx) {
-  static const std::pair<const char*, int> kCodes[] = {{"uint8", 0},   {"int8", 1},    {"int16", 2},   {"int32", 3},
-                                                       {"int64", 4},   {"float16", 5}, {"float32", 6}, {"float64", 7},
-                                                       {"bool", 11},   {"bfloat16", 15}};
+  static const std::pair<const char*, int> kCodes[] = {{"uint8", 0}, {"int8", 1},     {"int16", 2},   {"int32", 3},
+                                                       {"int64", 4}, {"float16", 5},  {"float32", 6}, {"float64", 7},
+                                                       {"bool", 11}, {"bfloat16", 15}};
   for (const auto& [name, code] : kCodes) {
     if (ctx.dtype(0) == name) return ctx.set_output(0, Value::Int(code));
   }
@@ -139,23 +141,33 @@ void FoldArithmetic(NodeContext& ctx) {
     if (any_float) ctx.unsupported("float arithmetic on the symbolic dim " + (a.symbol.empty() ? b.symbol : a.symbol));
     const std::string x = PrimText(a), y = PrimText(b);
     std::string text;
-    if (op == "add") text = x + " + " + y;
-    else if (op == "sub") text = x + " - " + y;
-    else if (op == "mul") text = x + " * " + y;
-    else if (op == "neg") text = "0 - " + x;
+    if (op == "add")
+      text = x + " + " + y;
+    else if (op == "sub")
+      text = x + " - " + y;
+    else if (op == "mul")
+      text = x + " * " + y;
+    else if (op == "neg")
+      text = "0 - " + x;
     else if (op == "floordiv" || op == "floor_divide" || (op == "div" && (rounding == "floor" || rounding == "trunc")))
       text = "floordiv(" + x + ", " + y + ")";  // sizes are non-negative: trunc == floor
-    else if (op == "remainder") text = "floormod(" + x + ", " + y + ")";
-    else ctx.unsupported(op + " of the symbolic dim " + (a.symbol.empty() ? b.symbol : a.symbol));
+    else if (op == "remainder")
+      text = "floormod(" + x + ", " + y + ")";
+    else
+      ctx.unsupported(op + " of the symbolic dim " + (a.symbol.empty() ? b.symbol : a.symbol));
     out = Value::SymbolicInt(text);
   } else {
     const double x = a.number, y = b.number;
     double r = 0;
     bool is_bool = false;
-    if (op == "add") r = x + y;
-    else if (op == "sub") r = x - y;
-    else if (op == "mul") r = x * y;
-    else if (op == "neg") r = -x;
+    if (op == "add")
+      r = x + y;
+    else if (op == "sub")
+      r = x - y;
+    else if (op == "mul")
+      r = x * y;
+    else if (op == "neg")
+      r = -x;
     else if (op == "div") {
       if (y == 0) ctx.fail("divides by zero at import time");
       r = x / y;
@@ -167,14 +179,22 @@ void FoldArithmetic(NodeContext& ctx) {
     } else if (op == "remainder") {
       if (y == 0) ctx.fail("divides by zero at import time");
       r = x - std::floor(x / y) * y;
-    } else if (op == "pow") r = std::pow(x, y);
-    else if (op == "eq") r = x == y, is_bool = true;
-    else if (op == "ne") r = x != y, is_bool = true;
-    else if (op == "lt") r = x < y, is_bool = true;
-    else if (op == "gt") r = x > y, is_bool = true;
-    else if (op == "le") r = x <= y, is_bool = true;
-    else if (op == "ge") r = x >= y, is_bool = true;
-    else ctx.unsupported(op + " of numbers");
+    } else if (op == "pow")
+      r = std::pow(x, y);
+    else if (op == "eq")
+      r = x == y, is_bool = true;
+    else if (op == "ne")
+      r = x != y, is_bool = true;
+    else if (op == "lt")
+      r = x < y, is_bool = true;
+    else if (op == "gt")
+      r = x > y, is_bool = true;
+    else if (op == "le")
+      r = x <= y, is_bool = true;
+    else if (op == "ge")
+      r = x >= y, is_bool = true;
+    else
+      ctx.unsupported(op + " of numbers");
     // div (true division) and pow of ints give floats, as in Python.
     const bool float_result = any_float || (op == "div" && rounding.empty()) || (op == "pow" && y < 0);
     if (!float_result && !is_bool && !(std::abs(r) <= 9.0e15)) ctx.unsupported(op + " of ints beyond 2^53 at import");
@@ -183,7 +203,9 @@ void FoldArithmetic(NodeContext& ctx) {
   // Arithmetic of 0-d tensors stays a 0-d tensor.
   if (a.scalar_tensor || b.scalar_tensor) {
     out.scalar_tensor = true;
-    out.dtype = out.kind == Kind::kFloat ? (a.dtype == "float32" || b.dtype == "float32" ? "float32" : "float64") : out.kind == Kind::kBool ? "bool" : "int64";
+    out.dtype = out.kind == Kind::kFloat  ? (a.dtype == "float32" || b.dtype == "float32" ? "float32" : "float64")
+                : out.kind == Kind::kBool ? "bool"
+                                          : "int64";
   }
   ctx.set_output(0, out);
 }
@@ -197,7 +219,8 @@ void AddScalarConverters(ConverterMap& map) {
   map["aten::__getitem__"] = GetItem;
   map["aten::len"] = ListLength;
   map["prim::NumToTensor"] = NumToTensor;
-  for (const char* k : {"aten::Int", "aten::Float", "aten::Bool", "aten::ScalarImplicit", "aten::IntImplicit", "aten::FloatImplicit"}) {
+  for (const char* k :
+       {"aten::Int", "aten::Float", "aten::Bool", "aten::ScalarImplicit", "aten::IntImplicit", "aten::FloatImplicit"}) {
     map[k] = ToNumber;
   }
   map["aten::size"] = Size;
@@ -205,8 +228,8 @@ void AddScalarConverters(ConverterMap& map) {
   map["aten::numel"] = Numel;
   map["prim::dtype"] = DType;
   map["prim::device"] = Device;
-  for (const char* k : {"aten::floordiv", "aten::floor_divide", "aten::remainder", "aten::eq", "aten::ne", "aten::lt", "aten::gt",
-                        "aten::le", "aten::ge"}) {
+  for (const char* k : {"aten::floordiv", "aten::floor_divide", "aten::remainder", "aten::eq", "aten::ne", "aten::lt",
+                        "aten::gt", "aten::le", "aten::ge"}) {
     map.emplace(k, FoldArithmetic);  // tensor kinds of the same names are set by their files
   }
 }

@@ -23,8 +23,9 @@ void Flatten(NodeContext& ctx) {
   Dims out(dims.begin(), dims.begin() + start);
   out.push_back(Product(Dims(dims.begin() + start, dims.begin() + end + 1)));
   out.insert(out.end(), dims.begin() + end + 1, dims.end());
-  ctx.set_tensor(0, Call("flatten", {ctx.tensor(0)}, "start_dim=" + std::to_string(start) + ", end_dim=" + std::to_string(end)), out,
-                 ctx.dtype(0));
+  ctx.set_tensor(
+      0, Call("flatten", {ctx.tensor(0)}, "start_dim=" + std::to_string(start) + ", end_dim=" + std::to_string(end)),
+      out, ctx.dtype(0));
 }
 
 /// The dims a reshape of |in| to |want| (one may be -1) gives: -1 resolved when the other dims'
@@ -37,14 +38,17 @@ Dims ResolveShape(NodeContext& ctx, const Dims& in, Dims want) {
       others.push_back(want[k]);
       continue;
     }
-    if (want[k].value != -1 || inferred >= 0) ctx.fail("shape " + ShapeExpr(want) + " has a negative dim other than one -1");
+    if (want[k].value != -1 || inferred >= 0)
+      ctx.fail("shape " + ShapeExpr(want) + " has a negative dim other than one -1");
     inferred = static_cast<int>(k);
   }
   auto split = [](const Dims& dims, int64_t* known, std::vector<std::string>* symbols) {
     *known = 1;
     for (const Dim& d : dims) {
-      if (d.is_static()) *known = CheckedMul(*known, d.value);
-      else symbols->push_back(d.symbol);
+      if (d.is_static())
+        *known = CheckedMul(*known, d.value);
+      else
+        symbols->push_back(d.symbol);
     }
     std::sort(symbols->begin(), symbols->end());
   };
@@ -55,10 +59,12 @@ Dims ResolveShape(NodeContext& ctx, const Dims& in, Dims want) {
   if (inferred >= 0) {
     // The symbols of the input the other dims lack stay in the inferred dim.
     std::vector<std::string> rest;
-    std::set_difference(in_symbols.begin(), in_symbols.end(), other_symbols.begin(), other_symbols.end(), std::back_inserter(rest));
-    if (!std::includes(in_symbols.begin(), in_symbols.end(), other_symbols.begin(), other_symbols.end()) || other_known == 0 ||
-        in_known % other_known != 0) {
-      ctx.unsupported("a reshape of " + TensorSInfo(in, ctx.dtype(0)) + " to " + ShapeExpr(want) + " (-1 not resolved at import)");
+    std::set_difference(in_symbols.begin(), in_symbols.end(), other_symbols.begin(), other_symbols.end(),
+                        std::back_inserter(rest));
+    if (!std::includes(in_symbols.begin(), in_symbols.end(), other_symbols.begin(), other_symbols.end()) ||
+        other_known == 0 || in_known % other_known != 0) {
+      ctx.unsupported("a reshape of " + TensorSInfo(in, ctx.dtype(0)) + " to " + ShapeExpr(want) +
+                      " (-1 not resolved at import)");
     }
     Dims parts;
     for (const std::string& s : rest) parts.push_back(Dim::Symbolic(s));
@@ -100,7 +106,8 @@ void Transpose(NodeContext& ctx) {
 void PermuteOp(NodeContext& ctx) {
   std::vector<int64_t> axes = ctx.ints(1, "dims");
   const int rank = ctx.rank(0);
-  if (static_cast<int>(axes.size()) != rank) ctx.fail("permutes " + std::to_string(axes.size()) + " dims of a " + std::to_string(rank) + "-D tensor");
+  if (static_cast<int>(axes.size()) != rank)
+    ctx.fail("permutes " + std::to_string(axes.size()) + " dims of a " + std::to_string(rank) + "-D tensor");
   std::vector<bool> seen(rank);
   for (int64_t& a : axes) {
     a = ctx.axis(a, rank);
@@ -130,8 +137,10 @@ void Squeeze(NodeContext& ctx) {
   }
   std::vector<int64_t> kept;  // PyTorch leaves a dim that is not 1 alone
   for (int64_t a : axes) {
-    if (in[a].is_static() && in[a].value == 1) kept.push_back(a);
-    else if (!in[a].is_static()) ctx.unsupported("squeeze of the symbolic dim " + in[a].symbol);
+    if (in[a].is_static() && in[a].value == 1)
+      kept.push_back(a);
+    else if (!in[a].is_static())
+      ctx.unsupported("squeeze of the symbolic dim " + in[a].symbol);
   }
   for (size_t k = 0; k < in.size(); ++k) {
     if (std::find(kept.begin(), kept.end(), static_cast<int64_t>(k)) == kept.end()) out.push_back(in[k]);
@@ -166,7 +175,8 @@ void Cat(NodeContext& ctx) {
   if (stack) out.insert(out.begin() + axis, Dim::Static(0));
   Dims along;
   for (const Value* p : parts) {
-    if (p->rank() != parts[0]->rank() || p->dtype != parts[0]->dtype) ctx.unsupported("cat of tensors of different ranks or dtypes");
+    if (p->rank() != parts[0]->rank() || p->dtype != parts[0]->dtype)
+      ctx.unsupported("cat of tensors of different ranks or dtypes");
     std::string e = ExprOf(ctx, *p);
     if (stack) e = ctx.bind(Call("expand_dims", {e}, "axis=[" + std::to_string(axis) + "]"));
     exprs.push_back(e);
@@ -178,13 +188,17 @@ void Cat(NodeContext& ctx) {
     int64_t known = 0;
     std::string symbolic;
     for (const Dim& d : along) {
-      if (d.is_static() && __builtin_add_overflow(known, d.value, &known)) ctx.fail("concatenates more than 2^63 elements");
-      else symbolic += (symbolic.empty() ? "" : " + ") + d.symbol;
+      if (d.is_static() && __builtin_add_overflow(known, d.value, &known))
+        ctx.fail("concatenates more than 2^63 elements");
+      else
+        symbolic += (symbolic.empty() ? "" : " + ") + d.symbol;
     }
-    out[axis] = symbolic.empty() ? Dim::Static(known) : Dim::Symbolic(known == 0 ? symbolic : symbolic + " + " + std::to_string(known));
+    out[axis] = symbolic.empty() ? Dim::Static(known)
+                                 : Dim::Symbolic(known == 0 ? symbolic : symbolic + " + " + std::to_string(known));
   }
-  ctx.set_tensor(0, Call("concat", {"(" + Join(exprs) + (exprs.size() == 1 ? "," : "") + ")"}, "axis=" + std::to_string(axis)), out,
-                 parts[0]->dtype);
+  ctx.set_tensor(
+      0, Call("concat", {"(" + Join(exprs) + (exprs.size() == 1 ? "," : "") + ")"}, "axis=" + std::to_string(axis)),
+      out, parts[0]->dtype);
 }
 
 /// Splits input 0 along |axis| into parts of |sizes| (static); the output is a list of them.
@@ -192,7 +206,8 @@ void SplitInto(NodeContext& ctx, int64_t axis, const std::vector<int64_t>& sizes
   std::vector<int64_t> cuts;
   int64_t at = 0;
   for (size_t k = 0; k + 1 < sizes.size(); ++k) cuts.push_back(at += sizes[k]);
-  std::string tuple = ctx.bind(Call("split", {ctx.tensor(0)}, "indices=" + IntList(cuts) + ", axis=" + std::to_string(axis)));
+  std::string tuple =
+      ctx.bind(Call("split", {ctx.tensor(0)}, "indices=" + IntList(cuts) + ", axis=" + std::to_string(axis)));
   std::vector<Value> parts;
   for (size_t k = 0; k < sizes.size(); ++k) {
     Dims dims = ctx.dims(0);
@@ -224,7 +239,8 @@ void Split(NodeContext& ctx) {
       if (s < 0 || __builtin_add_overflow(total, s, &total)) ctx.fail("split sizes must be non-negative");
     }
     if (sizes.size() > 4096) ctx.unsupported("a split into more than 4096 parts");
-    if (total != d.value) ctx.fail("split sizes add up to " + std::to_string(total) + ", not " + std::to_string(d.value));
+    if (total != d.value)
+      ctx.fail("split sizes add up to " + std::to_string(total) + ", not " + std::to_string(d.value));
   } else {
     int64_t size = 1;
     if (kind == "aten::chunk") {
@@ -246,7 +262,8 @@ void Split(NodeContext& ctx) {
 void Expand(NodeContext& ctx) {
   Dims want = ctx.kind() == "aten::expand_as" ? ctx.dims(1) : ctx.dim_list(1, "size");
   const Dims& in = ctx.dims(0);
-  if (want.size() < in.size()) ctx.fail("expands a " + std::to_string(in.size()) + "-D tensor to " + std::to_string(want.size()) + " dims");
+  if (want.size() < in.size())
+    ctx.fail("expands a " + std::to_string(in.size()) + "-D tensor to " + std::to_string(want.size()) + " dims");
   for (size_t k = 0; k < want.size(); ++k) {
     if (want[k].is_static() || !want[k].symbol.empty()) continue;
     const size_t offset = want.size() - in.size();
@@ -264,10 +281,12 @@ void Select(NodeContext& ctx) {
   int64_t index = ctx.integer(2, "index");
   const Dim& d = ctx.dims(0)[axis];
   if (!d.is_static()) ctx.unsupported("select along the symbolic dim " + d.symbol);
-  if (index < -d.value || index >= d.value) ctx.fail("index " + std::to_string(index) + " is out of range for a dim of " + std::to_string(d.value));
+  if (index < -d.value || index >= d.value)
+    ctx.fail("index " + std::to_string(index) + " is out of range for a dim of " + std::to_string(d.value));
   if (index < 0) index += d.value;
-  std::string sliced = ctx.bind(Call("strided_slice", {ctx.tensor(0)}, "axes=[" + std::to_string(axis) + "], begin=[" + std::to_string(index) +
-                                                                        "], end=[" + std::to_string(index + 1) + "]"));
+  std::string sliced = ctx.bind(Call("strided_slice", {ctx.tensor(0)},
+                                     "axes=[" + std::to_string(axis) + "], begin=[" + std::to_string(index) +
+                                         "], end=[" + std::to_string(index + 1) + "]"));
   Dims out = ctx.dims(0);
   out.erase(out.begin() + axis);
   ctx.set_tensor(0, Call("squeeze", {sliced}, "axis=[" + std::to_string(axis) + "]"), out, ctx.dtype(0));
@@ -292,15 +311,18 @@ void Slice(NodeContext& ctx) {
   if (start == 0 && end == n && step == 1) return ctx.set_output(0, ctx.input(0));
   Dims out = ctx.dims(0);
   out[axis] = Dim::Static(end > start ? (end - start - 1) / step + 1 : 0);
-  ctx.set_tensor(0, Call("strided_slice", {ctx.tensor(0)}, "axes=[" + std::to_string(axis) + "], begin=[" + std::to_string(start) +
-                                                             "], end=[" + std::to_string(end) + "], strides=[" + std::to_string(step) + "]"),
+  ctx.set_tensor(0,
+                 Call("strided_slice", {ctx.tensor(0)},
+                      "axes=[" + std::to_string(axis) + "], begin=[" + std::to_string(start) + "], end=[" +
+                          std::to_string(end) + "], strides=[" + std::to_string(step) + "]"),
                  out, ctx.dtype(0));
 }
 
 }  // namespace
 
 void AddShapeConverters(ConverterMap& map) {
-  for (const char* k : {"aten::contiguous", "aten::clone", "aten::detach", "aten::alias", "prim::data"}) map[k] = Identity;
+  for (const char* k : {"aten::contiguous", "aten::clone", "aten::detach", "aten::alias", "prim::data"})
+    map[k] = Identity;
   map["aten::flatten"] = Flatten;
   map["aten::view"] = Reshape;
   map["aten::reshape"] = Reshape;

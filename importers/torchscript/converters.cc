@@ -37,7 +37,8 @@ Dims Broadcast(const NodeContext& ctx, const Dims& a, const Dims& b) {
 namespace {
 
 int Rank(const std::string& dtype) {
-  static const char* kOrder[] = {"bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"};
+  static const char* kOrder[] = {"bool",  "uint8",   "int8",     "int16",   "int32",
+                                 "int64", "float16", "bfloat16", "float32", "float64"};
   for (int k = 0; k < 10; ++k) {
     if (dtype == kOrder[k]) return k;
   }

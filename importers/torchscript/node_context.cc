@@ -20,7 +20,11 @@ std::string NodeContext::tensor(int i, const std::string& scalar_dtype) {
   if (v.kind == Kind::kTensor) return v.attribute.empty() ? v.expr : backbone_.AttributeExpr(v.attribute);
   if (v.is_known_number()) {
     std::string dtype = scalar_dtype;
-    if (dtype.empty()) dtype = v.scalar_tensor && !v.dtype.empty() ? v.dtype : v.kind == Kind::kFloat ? "float32" : v.kind == Kind::kBool ? "bool" : "int64";
+    if (dtype.empty())
+      dtype = v.scalar_tensor && !v.dtype.empty() ? v.dtype
+              : v.kind == Kind::kFloat            ? "float32"
+              : v.kind == Kind::kBool             ? "bool"
+                                                  : "int64";
     return scalar_const(v.number, dtype);
   }
   unsupported("input " + std::to_string(i) + " is " + v.describe() + ", not a tensor");

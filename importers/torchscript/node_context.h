@@ -17,10 +17,15 @@ struct UnsupportedNode {
 
 class NodeContext {
  public:
-  NodeContext(Backbone& backbone, std::string kind, std::vector<const Value*> inputs, std::vector<std::string> output_names,
-              std::vector<bool> output_used, std::string where)
-      : backbone_(backbone), kind_(std::move(kind)), inputs_(std::move(inputs)), output_names_(std::move(output_names)),
-        output_used_(std::move(output_used)), where_(std::move(where)), outputs_(output_names_.size()) {}
+  NodeContext(Backbone& backbone, std::string kind, std::vector<const Value*> inputs,
+              std::vector<std::string> output_names, std::vector<bool> output_used, std::string where)
+      : backbone_(backbone),
+        kind_(std::move(kind)),
+        inputs_(std::move(inputs)),
+        output_names_(std::move(output_names)),
+        output_used_(std::move(output_used)),
+        where_(std::move(where)),
+        outputs_(output_names_.size()) {}
 
   /// "aten::relu" (an in-place op's kind without its '_': aten::relu_ converts as aten::relu).
   const std::string& kind() const { return kind_; }

@@ -23,12 +23,14 @@ bool IsName(const std::string& s) {
 
 /// "x:batch;1;28;28", "batch;1;28;28" or "ids:batch;16:int64".
 InputShape ParseShape(const std::string& value) {
-  static const char* kDTypes[] = {"float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "bool"};
+  static const char* kDTypes[] = {"float32", "float64", "float16", "bfloat16", "int64",
+                                  "int32",   "int16",   "int8",    "uint8",    "bool"};
   InputShape shape;
   std::vector<std::string> parts;
   std::stringstream fields(value);
   for (std::string part; std::getline(fields, part, ':');) parts.push_back(Trim(part));
-  if (parts.empty() || parts.size() > 3) throw ImportError("option shape: '" + value + "' is not [INPUT:]D;D;...[:DTYPE]");
+  if (parts.empty() || parts.size() > 3)
+    throw ImportError("option shape: '" + value + "' is not [INPUT:]D;D;...[:DTYPE]");
   auto is_dtype = [](const std::string& s) {
     for (const char* d : kDTypes) {
       if (s == d) return true;
@@ -40,7 +42,8 @@ InputShape ParseShape(const std::string& value) {
   const std::string dims = shape.input.empty() ? parts[0] : parts[1];
   if (parts.size() == 3 || (parts.size() == 2 && shape.input.empty())) {
     shape.dtype = parts.back();
-    if (!is_dtype(shape.dtype)) throw ImportError("option shape: unknown dtype '" + shape.dtype + "' in '" + value + "'");
+    if (!is_dtype(shape.dtype))
+      throw ImportError("option shape: unknown dtype '" + shape.dtype + "' in '" + value + "'");
   }
   std::stringstream in(dims);
   std::string dim;
@@ -49,7 +52,8 @@ InputShape ParseShape(const std::string& value) {
     bool number = !dim.empty() && dim.size() <= 10;
     for (char c : dim) number = number && std::isdigit(static_cast<unsigned char>(c));
     if (!number && !IsName(dim)) {
-      throw ImportError("option shape: '" + dim + "' in '" + value + "' is neither a size nor a symbol (e.g. shape=x:batch;1;28;28)");
+      throw ImportError("option shape: '" + dim + "' in '" + value +
+                        "' is neither a size nor a symbol (e.g. shape=x:batch;1;28;28)");
     }
     shape.dims.push_back(dim);
   }
@@ -68,7 +72,8 @@ ImportOptions ParseImportOptions(const std::string& text) {
     const size_t eq = item.find('=');
     const std::string key = Trim(item.substr(0, eq)), value = eq == std::string::npos ? "" : Trim(item.substr(eq + 1));
     if (key == "training" || key == "dropout") {
-      if (value != "true" && value != "false") throw ImportError("option " + key + " takes true or false, got '" + value + "'");
+      if (value != "true" && value != "false")
+        throw ImportError("option " + key + " takes true or false, got '" + value + "'");
       (key == "training" ? options.training : options.dropout) = value == "true";
     } else if (key == "freeze") {
       try {

@@ -40,10 +40,13 @@ rxt_status_t Import(void* /*state*/, const char* path, const char* options, cons
   }
 }
 
-const rxt_importer_t kTorchScript = {sizeof(rxt_importer_t), "torchscript",
+const rxt_importer_t kTorchScript = {sizeof(rxt_importer_t),
+                                     "torchscript",
                                      "TorchScript modules (.pt of torch.jit.save, traced or scripted), read with "
                                      "libtorch: forward inlined, aten ops converted; give input shapes with shape=",
-                                     nullptr, ".pt", &Import};
+                                     nullptr,
+                                     ".pt",
+                                     &Import};
 const rxt_importer_t* const kImporters[] = {&kTorchScript};
 
 const rxt_plugin_descriptor_t kDescriptor = [] {

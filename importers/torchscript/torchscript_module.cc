@@ -32,17 +32,28 @@ std::string Brief(const std::exception& e) {
 
 const char* DTypeName(at::ScalarType t) {
   switch (t) {
-    case at::kFloat: return "float32";
-    case at::kDouble: return "float64";
-    case at::kHalf: return "float16";
-    case at::kBFloat16: return "bfloat16";
-    case at::kLong: return "int64";
-    case at::kInt: return "int32";
-    case at::kShort: return "int16";
-    case at::kChar: return "int8";
-    case at::kByte: return "uint8";
-    case at::kBool: return "bool";
-    default: return nullptr;
+    case at::kFloat:
+      return "float32";
+    case at::kDouble:
+      return "float64";
+    case at::kHalf:
+      return "float16";
+    case at::kBFloat16:
+      return "bfloat16";
+    case at::kLong:
+      return "int64";
+    case at::kInt:
+      return "int32";
+    case at::kShort:
+      return "int16";
+    case at::kChar:
+      return "int8";
+    case at::kByte:
+      return "uint8";
+    case at::kBool:
+      return "bool";
+    default:
+      return nullptr;
   }
 }
 
@@ -61,8 +72,9 @@ std::string BytesOf(const at::Tensor& t) {
 void CheckMagic(const std::string& head) {
   if (head.size() >= 4 && head.compare(0, 4, "PK\x03\x04") == 0) return;
   if (!head.empty() && static_cast<unsigned char>(head[0]) == 0x80) {
-    throw ImportError("not a TorchScript module: a pickle (torch.save's legacy format, e.g. a state_dict); save a module "
-                      "with torch.jit.save(torch.jit.trace(model, example), path)");
+    throw ImportError(
+        "not a TorchScript module: a pickle (torch.save's legacy format, e.g. a state_dict); save a module "
+        "with torch.jit.save(torch.jit.trace(model, example), path)");
   }
   throw ImportError("not a TorchScript module: not a zip archive (torch.jit.save writes one)");
 }
@@ -78,12 +90,15 @@ torch::jit::Module Load(LoadFn load, OpenFn open) {
     // A zip of torch.save (a state_dict or a pickled module) has data.pkl and no code.
     bool pickled = false;
     try {
-      pickled = open([](caffe2::serialize::PyTorchStreamReader& r) { return r.hasRecord("data.pkl") && !r.hasRecord("constants.pkl"); });
+      pickled = open([](caffe2::serialize::PyTorchStreamReader& r) {
+        return r.hasRecord("data.pkl") && !r.hasRecord("constants.pkl");
+      });
     } catch (const std::exception&) {
     }
     if (pickled) {
-      throw ImportError("not a TorchScript module: a file of torch.save (a state_dict or a pickled object: data.pkl and no "
-                        "code); save a module with torch.jit.save(torch.jit.trace(model, example), path)");
+      throw ImportError(
+          "not a TorchScript module: a file of torch.save (a state_dict or a pickled object: data.pkl and no "
+          "code); save a module with torch.jit.save(torch.jit.trace(model, example), path)");
     }
     throw ImportError("libtorch cannot load it as a TorchScript module: " + what);
   }
@@ -124,7 +139,8 @@ struct DependsOnUnsupported {};
 class GraphWalk {
  public:
   GraphWalk(torch::jit::Module module, const ImportOptions& options)
-      : module_(std::move(module)), backbone_(options, [this](const std::string& name) { return BytesOf(tensors_.at(name)); }) {}
+      : module_(std::move(module)),
+        backbone_(options, [this](const std::string& name) { return BytesOf(tensors_.at(name)); }) {}
 
   ImportedModule Run() {
     auto method = module_.find_method("forward");
@@ -154,7 +170,9 @@ class GraphWalk {
 
   void AddAttribute(const std::string& name, const at::Tensor& t, bool is_parameter) {
     const char* dtype = DTypeName(t.scalar_type());
-    if (dtype == nullptr) throw ImportError("'" + name + "' has the dtype " + std::string(c10::toString(t.scalar_type())) + ", which rxt has not");
+    if (dtype == nullptr)
+      throw ImportError("'" + name + "' has the dtype " + std::string(c10::toString(t.scalar_type())) +
+                        ", which rxt has not");
     // A tensor tied to an earlier name (a shared weight) is that one, as PyTorch's parameters().
     if (!by_storage_.emplace(t.unsafeGetTensorImpl(), name).second) return;
     tensors_[name] = t;
@@ -168,8 +186,8 @@ class GraphWalk {
     for (const Node* node : block->nodes()) {
       const std::string kind = node->kind().toQualString();
       const std::string functional = Functional(kind);
-      const bool known = kind == "prim::Constant" || kind == "prim::GetAttr" || kind == "prim::If" || converters.count(kind) != 0 ||
-                         (!functional.empty() && converters.count(functional) != 0);
+      const bool known = kind == "prim::Constant" || kind == "prim::GetAttr" || kind == "prim::If" ||
+                         converters.count(kind) != 0 || (!functional.empty() && converters.count(functional) != 0);
       if (!known) Note(kind, node);
       for (const torch::jit::Block* inner : node->blocks()) ListUnknownKinds(inner);
     }
@@ -184,8 +202,8 @@ class GraphWalk {
     if (unsupported_.empty()) return;
     std::string list;
     for (const auto& [what, entry] : unsupported_) {
-      list += (list.empty() ? "" : ", ") + what + " (" + std::to_string(entry.first) + " node" + (entry.first > 1 ? "s" : "") +
-              ", first " + entry.second + ")";
+      list += (list.empty() ? "" : ", ") + what + " (" + std::to_string(entry.first) + " node" +
+              (entry.first > 1 ? "s" : "") + ", first " + entry.second + ")";
     }
     throw ImportError("unsupported ops: " + list);
   }
@@ -212,13 +230,15 @@ class GraphWalk {
       }
       const InputShape* shape = nullptr;
       for (size_t k = 0; k < shapes.size(); ++k) {
-        if (shapes[k].input == name || shapes[k].input == v->debugName() || (shapes[k].input.empty() && inputs.size() == 1)) {
+        if (shapes[k].input == name || shapes[k].input == v->debugName() ||
+            (shapes[k].input.empty() && inputs.size() == 1)) {
           shape = &shapes[k];
           shape_used[k] = true;
         }
       }
       if (shape == nullptr) {
-        throw ImportError("input '" + name + "' needs a shape: a TorchScript file keeps none; give it with --options 'shape=" + name +
+        throw ImportError("input '" + name +
+                          "' needs a shape: a TorchScript file keeps none; give it with --options 'shape=" + name +
                           ":batch;3;224;224' (a name such as batch is a symbolic dim)");
       }
       Dims dims;
@@ -273,13 +293,16 @@ class GraphWalk {
       const char* dtype = DTypeName(t.scalar_type());
       if (dtype == nullptr) return Value::Other("a tensor of dtype " + std::string(c10::toString(t.scalar_type())));
       if (t.dim() == 0) {  // a number known at import
-        Value v = IsFloat(dtype) ? Value::Float(t.item<double>()) : dtype == std::string("bool") ? Value::Bool(t.item<bool>()) : Value::Int(t.item<int64_t>());
+        Value v = IsFloat(dtype)                 ? Value::Float(t.item<double>())
+                  : dtype == std::string("bool") ? Value::Bool(t.item<bool>())
+                                                 : Value::Int(t.item<int64_t>());
         v.scalar_tensor = true;
         v.dtype = dtype;
         return v;
       }
-      return Value::Tensor(backbone_.Bind(backbone_.ConstantTensor(BytesOf(t), DimsOf(t), dtype), name, TensorSInfo(DimsOf(t), dtype)),
-                           DimsOf(t), dtype);
+      return Value::Tensor(
+          backbone_.Bind(backbone_.ConstantTensor(BytesOf(t), DimsOf(t), dtype), name, TensorSInfo(DimsOf(t), dtype)),
+          DimsOf(t), dtype);
     }
     if (iv.isDevice()) return Value::Other("a device");
     return Value::Other("a constant of type " + iv.tagKind());
@@ -322,7 +345,8 @@ class GraphWalk {
     const std::string kind = node->kind().toQualString();
     if (kind == "prim::Constant") {
       std::optional<c10::IValue> iv = torch::jit::toIValue(node->output());
-      values_[node->output()] = iv ? FromIValue(*iv, node->output()->debugName()) : Value::Other("an unreadable constant");
+      values_[node->output()] =
+          iv ? FromIValue(*iv, node->output()->debugName()) : Value::Other("an unreadable constant");
       return;
     }
     if (kind == "prim::GetAttr") {
@@ -336,7 +360,8 @@ class GraphWalk {
     if (!functional.empty() && !inputs.empty() && !inputs[0]->attribute.empty()) {
       // An in-place update of a buffer (num_batches_tracked += 1 in batch_norm's training): rxt
       // updates only the states a batch_norm returns. Its result may not be used.
-      for (const torch::jit::Value* out : node->outputs()) values_[out] = Value::Other("an in-place update of '" + inputs[0]->attribute + "' (not supported)");
+      for (const torch::jit::Value* out : node->outputs())
+        values_[out] = Value::Other("an in-place update of '" + inputs[0]->attribute + "' (not supported)");
       return;
     }
     std::vector<std::string> names;
@@ -373,7 +398,10 @@ class GraphWalk {
     const at::Tensor& t = tensors_.at(slot.name);
     v.shape.assign(t.sizes().begin(), t.sizes().end());
     const at::ScalarType s = t.scalar_type();
-    v.dtype_code = at::isFloatingType(s) ? (s == at::kBFloat16 ? kDLBfloatCode : kDLFloatCode) : s == at::kBool ? kDLBoolCode : s == at::kByte ? kDLUIntCode : kDLIntCode;
+    v.dtype_code = at::isFloatingType(s) ? (s == at::kBFloat16 ? kDLBfloatCode : kDLFloatCode)
+                   : s == at::kBool      ? kDLBoolCode
+                   : s == at::kByte      ? kDLUIntCode
+                                         : kDLIntCode;
     v.dtype_bits = static_cast<uint8_t>(t.element_size() * 8);
     v.bytes = BytesOf(t);
     return v;

@@ -1,10 +1,10 @@
 #include "value.h"
 
-#include "options.h"
-
 #include <cctype>
 #include <charconv>
 #include <cmath>
+
+#include "options.h"
 
 namespace rxt::import_torchscript {
 
@@ -26,15 +26,24 @@ Dim Value::as_dim() const { return symbol.empty() ? Dim::Static(SaturatingInt(nu
 
 std::string Value::describe() const {
   switch (kind) {
-    case Kind::kTensor: return TensorSInfo(dims, dtype);
-    case Kind::kInt: return symbol.empty() ? "int " + std::to_string(SaturatingInt(number)) : "int " + symbol;
-    case Kind::kFloat: return "float " + NumberText(number);
-    case Kind::kBool: return number != 0 ? "bool true" : "bool false";
-    case Kind::kNone: return "None";
-    case Kind::kString: return "string '" + text + "'";
-    case Kind::kList: return "a list of " + std::to_string(items.size());
-    case Kind::kModule: return "the module '" + text + "'";
-    case Kind::kOther: break;
+    case Kind::kTensor:
+      return TensorSInfo(dims, dtype);
+    case Kind::kInt:
+      return symbol.empty() ? "int " + std::to_string(SaturatingInt(number)) : "int " + symbol;
+    case Kind::kFloat:
+      return "float " + NumberText(number);
+    case Kind::kBool:
+      return number != 0 ? "bool true" : "bool false";
+    case Kind::kNone:
+      return "None";
+    case Kind::kString:
+      return "string '" + text + "'";
+    case Kind::kList:
+      return "a list of " + std::to_string(items.size());
+    case Kind::kModule:
+      return "the module '" + text + "'";
+    case Kind::kOther:
+      break;
   }
   return text.empty() ? "a value of a type the importer does not know" : text;
 }
@@ -97,7 +106,8 @@ Dim Product(const Dims& dims) {
     if (d.is_static()) {
       known = CheckedMul(known, d.value);
     } else {
-      symbolic += (symbolic.empty() ? "" : " * ") + (d.symbol.find_first_of("+-") != std::string::npos ? "(" + d.symbol + ")" : d.symbol);
+      symbolic += (symbolic.empty() ? "" : " * ") +
+                  (d.symbol.find_first_of("+-") != std::string::npos ? "(" + d.symbol + ")" : d.symbol);
     }
   }
   if (symbolic.empty()) return Dim::Static(known);

@@ -27,7 +27,7 @@ enum class Kind { kOther, kNone, kTensor, kInt, kFloat, kBool, kString, kList, k
 struct Value {
   Kind kind = Kind::kOther;
   // kTensor
-  std::string expr;       // a local, a parameter or a constant expression
+  std::string expr;  // a local, a parameter or a constant expression
   Dims dims;
   std::string dtype;      // rxt's name ("float32"); for a scalar tensor, its dtype
   std::string attribute;  // the module's parameter or buffer this tensor is ("layer1.0.bn1.running_mean")
