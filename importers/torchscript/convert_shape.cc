@@ -318,6 +318,39 @@ void Slice(NodeContext& ctx) {
                  out, ctx.dtype(0));
 }
 
+/// upsample_nearest2d(x, output_size, scale_factors) by whole factors: each pixel repeated
+/// (reshape to (N, C, H, 1, W, 1), broadcast_to (N, C, H, s, W, t), reshape to (N, C, H*s, W*t)).
+void UpsampleNearest(NodeContext& ctx) {
+  if (ctx.rank(0) != 4) ctx.unsupported("upsample_nearest2d of a " + std::to_string(ctx.rank(0)) + "-D input");
+  const Dims& in = ctx.dims(0);
+  std::vector<int64_t> factors(2);
+  for (int k = 0; k < 2; ++k) {
+    if (!in[2 + k].is_static() || in[2 + k].value == 0) ctx.unsupported("upsample_nearest2d of a symbolic or empty dim");
+    if (!ctx.is_none(1)) {
+      const std::vector<int64_t> size = ctx.ints(1, "output_size");
+      if (size.size() != 2) ctx.fail("output_size has " + std::to_string(size.size()) + " values");
+      if (size[k] <= 0 || size[k] % in[2 + k].value != 0) ctx.unsupported("upsample_nearest2d by a factor that is not whole");
+      factors[k] = size[k] / in[2 + k].value;
+    } else {
+      const Value& scales = ctx.input(2);
+      if (scales.kind != Kind::kList || scales.items.size() != 2 || !scales.items[k].is_known_number()) {
+        ctx.unsupported("upsample_nearest2d with scales that are " + scales.describe());
+      }
+      const double s = scales.items[k].number;
+      if (!(s >= 1 && s <= 1024) || s != static_cast<double>(static_cast<int64_t>(s))) {
+        ctx.unsupported("upsample_nearest2d by a factor that is not whole");
+      }
+      factors[k] = static_cast<int64_t>(s);
+    }
+  }
+  Dims spread = {in[0], in[1], in[2], Dim::Static(1), in[3], Dim::Static(1)};
+  Dims wide = {in[0], in[1], in[2], Dim::Static(factors[0]), in[3], Dim::Static(factors[1])};
+  Dims out = {in[0], in[1], Dim::Static(CheckedMul(in[2].value, factors[0])), Dim::Static(CheckedMul(in[3].value, factors[1]))};
+  std::string y = ctx.bind(Call("reshape", {ctx.tensor(0), ShapeExpr(spread)}));
+  y = ctx.bind(Call("broadcast_to", {y, ShapeExpr(wide)}));
+  ctx.set_tensor(0, Call("reshape", {y, ShapeExpr(out)}), out, ctx.dtype(0));
+}
+
 }  // namespace
 
 void AddShapeConverters(ConverterMap& map) {
@@ -347,6 +380,7 @@ void AddShapeConverters(ConverterMap& map) {
   map["aten::expand_as"] = Expand;
   map["aten::select"] = Select;
   map["aten::slice"] = Slice;
+  map["aten::upsample_nearest2d"] = UpsampleNearest;
 }
 
 }  // namespace rxt::import_torchscript

@@ -67,20 +67,21 @@ class Ops(nn.Module):
 
 
 class Embed(nn.Module):
-    """Token ids (int64) through an embedding with a padding index, masked_fill, elu, ones_like
-    and a constant pad."""
+    """Token ids (int64) through an embedding with a padding index, masked_fill, elu, ones_like,
+    a constant pad and a nearest upsampling."""
     def __init__(self):
         super().__init__()
         self.embed = nn.Embedding(20, 8, padding_idx=0)
         self.fc = nn.Linear(8, 8)
-        self.head = nn.Linear(8 * 14, 10)
+        self.head = nn.Linear(8 * 14 + 2 * 4 * 6, 10)
 
     def forward(self, ids):  # (batch, 12)
         mask = (ids == 1).unsqueeze(-1)
         h = self.embed(ids)
         h = nn.functional.elu(self.fc(h)).masked_fill(mask, -0.5) + torch.ones_like(h) * h
         h = nn.functional.pad(h.transpose(1, 2), (1, 1), value=0.25)  # (batch, 8, 14)
-        return self.head(h.flatten(1))
+        image = nn.functional.interpolate(h[:, :2, :6].reshape(-1, 2, 2, 3), scale_factor=2.0, mode="nearest")
+        return self.head(torch.cat([h.flatten(1), image.flatten(1)], 1))
 
 
 MODELS = dict(export_models.MODELS)
