@@ -58,6 +58,11 @@ class Backbone {
   /// Attribute |name| used as a tensor: a trainable parameter's local, a state's local, else a
   /// constant (frozen parameters, buffers no op updates) bound from the metadata section.
   std::string AttributeExpr(const std::string& name);
+  /// Whether |name| is a parameter that trains (not frozen).
+  bool IsTrainable(const std::string& name) const {
+    auto it = attributes_.find(name);
+    return it != attributes_.end() && it->second.is_parameter && !it->second.frozen;
+  }
   /// Whether buffer |name| may become a state (a float buffer, not frozen, training import).
   bool IsStateCandidate(const std::string& name) const;
   /// Buffer |name| is a state, updated to |expr|; returns its local.

@@ -20,6 +20,20 @@ void UnaryOp(NodeContext& ctx) {
       {"silu", "nn.silu"}, {"sin", "sin"},         {"cos", "cos"},      {"floor", "floor"},      {"ceil", "ceil"},
       {"round", "round"},  {"sign", "sign"},       {"tan", "tan"},      {"negative", "negative"}};
   const std::string name = ctx.kind().substr(ctx.kind().find("::") + 2);
+  if (ctx.input(0).is_known_number() && !ctx.input(0).scalar_tensor) {  // math.sqrt(head_dim)...
+    const double x = ctx.input(0).number;
+    static const std::map<std::string, double (*)(double)> kMath = {
+        {"sqrt", [](double v) { return std::sqrt(v); }}, {"exp", [](double v) { return std::exp(v); }},
+        {"log", [](double v) { return std::log(v); }},   {"floor", [](double v) { return std::floor(v); }},
+        {"ceil", [](double v) { return std::ceil(v); }}, {"abs", [](double v) { return std::abs(v); }},
+        {"neg", [](double v) { return -v; }}};
+    auto it = kMath.find(name);
+    if (it == kMath.end()) ctx.unsupported(name + " of a number");
+    const double r = it->second(x);
+    const bool to_int = name == "floor" || name == "ceil" || ((name == "abs" || name == "neg") && ctx.input(0).kind == Kind::kInt);
+    if (to_int && !(std::abs(r) <= 9.0e15)) ctx.unsupported(name + " beyond 2^53");
+    return ctx.set_output(0, to_int ? Value::Int(static_cast<int64_t>(r)) : Value::Float(r));
+  }
   Unary(ctx, kOps.at(name));
 }
 

@@ -180,16 +180,25 @@ class GraphWalk {
     if (is_parameter && float_dtype_.empty() && IsFloat(dtype)) float_dtype_ = dtype;
   }
 
-  /// Every node kind without a converter, before anything is converted (nested blocks too).
-  void ListUnknownKinds(const torch::jit::Block* block) {
+  /// Whether the walk knows |kind|: a converter's, or one the walk itself handles.
+  static bool IsKnown(const std::string& kind) {
+    static const char* kWalked[] = {"prim::Constant",       "prim::GetAttr",       "prim::If",   "prim::Loop",
+                                    "prim::RaiseException", "prim::Uninitialized", "aten::append"};
+    for (const char* k : kWalked) {
+      if (kind == k) return true;
+    }
     const ConverterMap& converters = Converters();
+    const std::string functional = Functional(kind);
+    return converters.count(kind) != 0 || (!functional.empty() && converters.count(functional) != 0);
+  }
+
+  /// Every node kind without a converter in the graph's top block, before anything is converted
+  /// (those of the branches of a prim::If and of loop bodies are listed when they are walked: a
+  /// scripted module's branch not taken may hold anything, e.g. the raising of an error).
+  void ListUnknownKinds(const torch::jit::Block* block) {
     for (const Node* node : block->nodes()) {
       const std::string kind = node->kind().toQualString();
-      const std::string functional = Functional(kind);
-      const bool known = kind == "prim::Constant" || kind == "prim::GetAttr" || kind == "prim::If" ||
-                         converters.count(kind) != 0 || (!functional.empty() && converters.count(functional) != 0);
-      if (!known) Note(kind, node);
-      for (const torch::jit::Block* inner : node->blocks()) ListUnknownKinds(inner);
+      if (!IsKnown(kind)) Note(kind, node);
     }
   }
 
@@ -304,7 +313,12 @@ class GraphWalk {
           backbone_.Bind(backbone_.ConstantTensor(BytesOf(t), DimsOf(t), dtype), name, TensorSInfo(DimsOf(t), dtype)),
           DimsOf(t), dtype);
     }
-    if (iv.isDevice()) return Value::Other("a device");
+    if (iv.isDevice()) {  // as prim::device gives it (convert_scalar.cc)
+      Value v;
+      v.kind = Kind::kString;
+      v.text = iv.toDevice().str();
+      return v;
+    }
     return Value::Other("a constant of type " + iv.tagKind());
   }
 
@@ -316,6 +330,8 @@ class GraphWalk {
     const std::string path = owner.text.empty() ? attr : owner.text + "." + attr;
     if (backbone_.HasAttribute(path)) return backbone_.AttributeValue(path);
     c10::IValue value = modules_.at(owner.text)->getAttr(attr);
+    // A scripted module's `self.training` follows the import's mode, as train() / eval() would.
+    if (attr == "training" && value.isBool()) return Value::Bool(backbone_.options().training);
     if (value.isTensor()) {  // a parameter or buffer tied to one of another name
       auto tied = by_storage_.find(value.toTensor().unsafeGetTensorImpl());
       if (tied != by_storage_.end()) return backbone_.AttributeValue(tied->second);
@@ -354,6 +370,27 @@ class GraphWalk {
       return;
     }
     if (kind == "prim::If") return WalkIf(node);
+    if (kind == "prim::Loop") return WalkLoop(node);
+    if (kind == "prim::Uninitialized") {
+      values_[node->output()] = Value::Other("an uninitialized value");
+      return;
+    }
+    if (kind == "aten::append") {  // list.append(x): the list's value grows in place
+      Value list = Lookup(node->input(0));
+      if (list.kind != Kind::kList) throw UnsupportedNode{"append to " + list.describe()};
+      if (list.items.size() >= 4096) throw UnsupportedNode{"a list of more than 4096 items"};
+      list.items.push_back(Lookup(node->input(1)));
+      values_[node->input(0)] = list;
+      values_[node->output()] = list;
+      return;
+    }
+    if (kind == "prim::RaiseException") {
+      throw ImportError(Where(node) + ": the module raises an exception for these input shapes");
+    }
+    if (!IsKnown(kind)) {  // in a nested block (the top block's are refused before the walk)
+      Note(kind, node);
+      throw DependsOnUnsupported{};
+    }
     const std::string functional = Functional(kind);
     std::vector<const Value*> inputs;
     for (const torch::jit::Value* in : node->inputs()) inputs.push_back(&Lookup(in));
@@ -384,6 +421,34 @@ class GraphWalk {
     const torch::jit::Block* taken = node->blocks()[condition.number != 0 ? 0 : 1];
     WalkBlock(taken);
     for (size_t k = 0; k < node->outputs().size(); ++k) values_[node->output(k)] = Lookup(taken->outputs()[k]);
+  }
+
+  /// prim::Loop(trip_count, condition, carried...) with a trip count and conditions known at
+  /// import (a scripted module's loop over dims): unrolled, its body walked once per iteration.
+  void WalkLoop(const Node* node) {
+    const Value& trips = Lookup(node->input(0));
+    const Value& condition = Lookup(node->input(1));
+    if (!trips.is_known_number() || !condition.is_known_number()) {
+      throw UnsupportedNode{"a loop whose trip count or condition is known only at run time"};
+    }
+    const torch::jit::Block* body = node->blocks()[0];
+    std::vector<Value> carried;
+    for (size_t k = 2; k < node->inputs().size(); ++k) carried.push_back(Lookup(node->input(k)));
+    const int64_t count = SaturatingInt(trips.number);
+    bool go = condition.number != 0;
+    for (int64_t i = 0; go && i < count; ++i) {
+      if (i == 4096) throw UnsupportedNode{"a loop of more than 4096 iterations"};
+      values_[body->inputs()[0]] = Value::Int(i);
+      for (size_t k = 0; k < carried.size(); ++k) values_[body->inputs()[k + 1]] = carried[k];
+      const size_t notes = unsupported_.size();
+      WalkBlock(body);
+      if (unsupported_.size() != notes) throw DependsOnUnsupported{};  // noted once, not per iteration
+      const Value& next = Lookup(body->outputs()[0]);
+      if (!next.is_known_number()) throw UnsupportedNode{"a loop whose condition is known only at run time"};
+      go = next.number != 0;
+      for (size_t k = 0; k < carried.size(); ++k) carried[k] = Lookup(body->outputs()[k + 1]);
+    }
+    for (size_t k = 0; k < node->outputs().size() && k < carried.size(); ++k) values_[node->output(k)] = carried[k];
   }
 
   TensorValue ValueOf(const ValueSlot& slot) {

@@ -34,6 +34,7 @@ struct Value {
   // kInt, kFloat, kBool
   double number = 0;
   std::string symbol;          // kInt not known at import: a prim expression
+  double lower = 1;            // a symbolic int's lower bound (sizes of symbolic dims are taken to be >= 1)
   bool scalar_tensor = false;  // a 0-d tensor known at import (NumToTensor, a Constant tensor)
   // kString; kOther: what it is, for messages
   std::string text;
@@ -54,10 +55,11 @@ struct Value {
     v.number = static_cast<double>(n);
     return v;
   }
-  static Value SymbolicInt(std::string symbol) {
+  static Value SymbolicInt(std::string symbol, double lower = 1) {
     Value v;
     v.kind = Kind::kInt;
     v.symbol = std::move(symbol);
+    v.lower = lower;
     return v;
   }
   static Value Float(double x) {

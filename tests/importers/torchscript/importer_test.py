@@ -101,6 +101,18 @@ class Tied(nn.Module):
         return self.dec(torch.relu(self.enc(x)))
 
 
+class Looped(nn.Module):
+    def forward(self, x):
+        if x.size(2) != 4:
+            raise ValueError("expected 4 features, got {}".format(x.size(2)))
+        y = x
+        for i in range(x.size(1)):
+            y = torch.relu(y) * float(i + 1)
+        if x.dim() == 3:
+            y = torch.sigmoid(y)
+        return y
+
+
 class TwoInputs(nn.Module):
     def forward(self, a, b):
         return torch.cat([a, b.transpose(0, 1)], 1).sum(1)
@@ -199,13 +211,23 @@ class Options(unittest.TestCase):
 class Modules(unittest.TestCase):
     def test_scripted_module_takes_the_branches_known_at_import(self):
         path = os.path.join(WORK, "scripted.pt")
-        torch.jit.script(Scripted().train()).save(path)
-        text = imported(path, "shape=batch;8")
-        self.assertIn("multiply(", text)  # self.training
-        self.assertIn("nn.relu(", text)   # x.dim() == 2
-        path = os.path.join(WORK, "scripted_eval.pt")
         torch.jit.script(Scripted().eval()).save(path)
-        self.assertNotIn("multiply(", imported(path, "shape=batch;8"))
+        text = imported(path, "shape=batch;8")
+        self.assertIn("multiply(", text)  # self.training: the import's mode, not the saved one
+        self.assertIn("nn.relu(", text)   # x.dim() == 2
+        self.assertNotIn("multiply(", imported(path, "shape=batch;8, training=false"))
+        self.assertNotIn("nn.relu(", imported(path, "shape=batch;2;8, training=false"))
+
+    def test_scripted_loops_unroll_and_raises_refuse(self):
+        path = os.path.join(WORK, "looped.pt")
+        torch.jit.script(Looped()).save(path)
+        text = imported(path, "shape=batch;3;4")
+        self.assertEqual(text.count("nn.relu("), 3)  # for i in range(x.size(1))
+        self.assertEqual(text.count("sigmoid("), 1)
+        result = rxt("import", path, "-o", os.path.join(WORK, "out.rxt"), "--options", "shape=batch;3;5")
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("prim::RaiseException (at ", result.stderr)
+        self.assertIn("the module raises an exception for these input shapes", result.stderr)
 
     def test_parameters_are_torchs_tied_ones_once_unused_ones_too(self):
         module = Tied()

@@ -106,8 +106,14 @@ def make(name, seed=0):
 
 def trace(name, out_dir, input_shape=None, dtype=torch.float32, suffix="", batch=2):
     """OUT_DIR/<name><suffix>.pt: the module in train() mode traced on a random batch (the
-    trace runs forward once: the BatchNorm statistics it updates are put back first)."""
+    trace runs forward once: the BatchNorm statistics it updates are put back first); a name
+    ending in @script (basic_block@script) is compiled with torch.jit.script instead."""
+    name, _, how = name.partition("@")
     module = make(name).to(dtype).train()
+    if how == "script":
+        path = os.path.join(out_dir, f"{name}_script{suffix}.pt")
+        torch.jit.script(module).save(path)
+        return path
     state = {k: v.clone() for k, v in module.state_dict().items()}
     shape = (batch, *(input_shape or MODELS[name][1]))
     example = torch.randint(0, INT_INPUTS[name], shape) if name in INT_INPUTS else torch.randn(*shape, dtype=dtype)
@@ -121,5 +127,5 @@ def trace(name, out_dir, input_shape=None, dtype=torch.float32, suffix="", batch
 if __name__ == "__main__":
     out_dir = sys.argv[1]
     os.makedirs(out_dir, exist_ok=True)
-    for name in sys.argv[2:] or list(MODELS):
+    for name in sys.argv[2:] or list(MODELS):  # NAME or NAME@script
         print(trace(name, out_dir))
