@@ -46,11 +46,11 @@ def arrays(prefix, count, offset, name):
 TRAIN = TEST = None
 
 
-def train(*args):
+def train(*args, epochs=2):
     metrics = os.path.join(WORK, "metrics.json")
     if os.path.exists(metrics):
         os.remove(metrics)
-    result = subprocess.run([RXT, "train", *args, "--epochs", "2", "--train-data", TRAIN, "--test-data", TEST,
+    result = subprocess.run([RXT, "train", *args, "--epochs", str(epochs), "--train-data", TRAIN, "--test-data", TEST,
                              "--metrics", metrics, "--plugin", PLUGIN], capture_output=True, text=True)
     epochs = None
     if result.returncode == 0:
@@ -81,10 +81,10 @@ class TrainTorchScript(unittest.TestCase):
         imported = subprocess.run([RXT, "import", LENET, "-o", module, "--options", SHAPE, "--plugin", PLUGIN],
                                   capture_output=True, text=True)
         self.assertEqual(imported.returncode, 0, imported.stderr)
-        result, epochs = train("--model", module)
+        result, epochs = train("--model", module, epochs=1)
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn(f"init: 10 parameters and 0 states from {module[:-4]}.safetensors", result.stdout)
-        self.assertGreater(epochs[-1]["test_accuracy"], 0.4)
+        self.assertGreater(epochs[-1]["test_accuracy"], 0.2)  # 32 steps; chance is 10%
 
     def test_without_the_input_shape_it_is_refused(self):
         result, _ = train("--model", LENET)
