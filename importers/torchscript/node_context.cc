@@ -108,7 +108,7 @@ std::string NodeContext::state(int i) { return backbone_.State(input(i).attribut
 
 void NodeContext::update_state(int i, const std::string& expr) { backbone_.UpdateState(input(i).attribute, expr); }
 
-void NodeContext::fail(const std::string& what) const { throw ImportError(where_ + ": " + what); }
+void NodeContext::fail(const std::string& what) const { throw ImportError(where() + ": " + what); }
 
 void NodeContext::unsupported(const std::string& what) const { throw UnsupportedNode{what}; }
 

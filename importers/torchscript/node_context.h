@@ -2,6 +2,7 @@
 // writes the node's results into the backbone. Knows nothing of libtorch.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,7 @@ struct UnsupportedNode {
 class NodeContext {
  public:
   NodeContext(Backbone& backbone, std::string kind, std::vector<const Value*> inputs,
-              std::vector<std::string> output_names, std::vector<bool> output_used, std::string where)
+              std::vector<std::string> output_names, std::vector<bool> output_used, std::function<std::string()> where)
       : backbone_(backbone),
         kind_(std::move(kind)),
         inputs_(std::move(inputs)),
@@ -82,7 +83,7 @@ class NodeContext {
   Backbone& backbone() { return backbone_; }
 
   /// "aten::relu (%\"input.4\", at functional.py:1457:0)".
-  const std::string& where() const { return where_; }
+  std::string where() const { return where_(); }
   [[noreturn]] void fail(const std::string& what) const;
   /// An input or attribute combination the importer has no mapping for; counted like an op.
   [[noreturn]] void unsupported(const std::string& what) const;
@@ -93,7 +94,7 @@ class NodeContext {
   std::vector<const Value*> inputs_;
   std::vector<std::string> output_names_;
   std::vector<bool> output_used_;
-  std::string where_;
+  std::function<std::string()> where_;  // computed only for a message: it decodes debug info
   std::vector<Value> outputs_;
 };
 

@@ -33,6 +33,10 @@ struct ImportOptions {
   std::vector<std::string> freeze;
   /// The inputs' shapes (TorchScript files keep none): shape=x:batch;1;28;28, shape=ids:batch;16:int64.
   std::vector<InputShape> shapes;
+  /// Messages name a node's source location, from the file's debug info (no option sets it
+  /// false: the fuzz target does, since libtorch 1.13's decoding of malformed debug info frees
+  /// a pointer it did not allocate; docs/fuzzing.md).
+  bool source_locations = true;
 };
 
 /// Parses "training=false, shape=x:batch;1;28;28, freeze=conv.*" (freeze and shape may repeat);

@@ -104,29 +104,6 @@ torch::jit::Module Load(LoadFn load, OpenFn open) {
   }
 }
 
-/// "file.py:12:3" of a node's source, when the file keeps it.
-std::string SourceOf(const Node* node) {
-  try {
-    torch::jit::SourceRange range = node->sourceRange();
-    if (auto original = range.findSourceRangeThatGenerated()) range = *original;
-    if (auto flc = range.file_line_col()) {
-      return std::get<0>(*flc) + ":" + std::to_string(std::get<1>(*flc)) + ":" + std::to_string(std::get<2>(*flc));
-    }
-  } catch (const std::exception&) {
-  }
-  return "";
-}
-
-std::string Where(const Node* node) {
-  std::string where = node->kind().toQualString();
-  std::string name = node->outputs().empty() ? "" : "%" + node->output(0)->debugName();
-  const std::string source = SourceOf(node);
-  if (!name.empty() || !source.empty()) {
-    where += " (" + name + (source.empty() ? "" : (name.empty() ? "at " : ", at ") + source) + ")";
-  }
-  return where;
-}
-
 /// An in-place kind ("aten::relu_") as its functional one; "" for others.
 std::string Functional(const std::string& kind) {
   if (kind.size() > 2 && kind.back() == '_' && kind[kind.size() - 2] != '_') return kind.substr(0, kind.size() - 1);
@@ -178,6 +155,29 @@ class GraphWalk {
     tensors_[name] = t;
     backbone_.AddAttribute({name, DimsOf(t), dtype, is_parameter, false});
     if (is_parameter && float_dtype_.empty() && IsFloat(dtype)) float_dtype_ = dtype;
+  }
+
+  /// "file.py:12:3" of a node's source, when the file keeps it.
+  std::string SourceOf(const Node* node) const {
+    try {
+      torch::jit::SourceRange range = node->sourceRange();
+      if (auto original = range.findSourceRangeThatGenerated()) range = *original;
+      if (auto flc = range.file_line_col()) {
+        return std::get<0>(*flc) + ":" + std::to_string(std::get<1>(*flc)) + ":" + std::to_string(std::get<2>(*flc));
+      }
+    } catch (const std::exception&) {
+    }
+    return "";
+  }
+
+  std::string Where(const Node* node) const {
+    std::string where = node->kind().toQualString();
+    std::string name = node->outputs().empty() ? "" : "%" + node->output(0)->debugName();
+    const std::string source = backbone_.options().source_locations ? SourceOf(node) : "";
+    if (!name.empty() || !source.empty()) {
+      where += " (" + name + (source.empty() ? "" : (name.empty() ? "at " : ", at ") + source) + ")";
+    }
+    return where;
   }
 
   /// Whether the walk knows |kind|: a converter's, or one the walk itself handles.
@@ -407,7 +407,8 @@ class GraphWalk {
       names.push_back(out->debugName());
       used.push_back(out->hasUses());
     }
-    NodeContext ctx(backbone_, functional.empty() ? kind : functional, inputs, names, used, Where(node));
+    NodeContext ctx(backbone_, functional.empty() ? kind : functional, inputs, names, used,
+                    [this, node] { return Where(node); });
     Converters().at(ctx.kind())(ctx);
     for (size_t k = 0; k < node->outputs().size(); ++k) values_[node->output(k)] = ctx.outputs()[k];
     // In place: later readers of the input see the result.
