@@ -2,6 +2,7 @@
 #include <rxt/plugin.h>
 #include <rxt/plugin_support/host.h>
 
+#include "isolated.h"
 #include "options.h"
 #include "torchscript_module.h"
 
@@ -27,7 +28,9 @@ rxt_status_t AddValue(TensorValue& v, const rxt_import_sink_api_t* api, rxt_impo
 rxt_status_t Import(void* /*state*/, const char* path, const char* options, const rxt_import_sink_api_t* api,
                     rxt_import_sink_t* sink) {
   try {
-    ImportedModule imported = ImportTorchScript(path, ParseImportOptions(options != nullptr ? options : ""));
+    const ImportOptions parsed = ParseImportOptions(options != nullptr ? options : "");
+    const std::string file = path;
+    ImportedModule imported = RunIsolated([&] { return ImportTorchScript(file, parsed); });
     if (rxt_status_t s = api->write_text(sink, imported.text.data(), imported.text.size())) return s;
     for (TensorValue& v : imported.values) {
       if (rxt_status_t s = AddValue(v, api, sink)) return s;

@@ -138,6 +138,12 @@ class BadFiles(unittest.TestCase):
         for cut in (len(data) // 2, len(data) - 30, 100):
             self.assertRefused(write("truncated.pt", data[:cut]), "libtorch cannot load it as a TorchScript module: ")
 
+    def test_a_file_libtorch_crashes_on_is_refused(self):
+        # Found by fuzzing: libtorch frees a pointer it did not allocate formatting its error
+        # about this module's code (glibc aborts); the import runs in a child process.
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "libtorch_crash.pt")
+        self.assertRefused(path, "libtorch crashed (Aborted) loading or converting the module: the file is malformed")
+
     def test_a_state_dict(self):
         path = os.path.join(WORK, "state_dict.pt")
         torch.save(Small().state_dict(), path)
