@@ -47,6 +47,7 @@ packages=(
   # --- Python and PyTorch (issue 15)
   python3-pytest        # the Python package's tests (tests/abi/python)
   python3-matplotlib    # the seed tutorial's code plots a sample (tests/abi/python/seed_tutorial.py)
+  libtorch-dev          # libtorch 1.13: the TorchScript importer (importers/torchscript reads .pt files with it)
   python3-pip           # `pip install --no-build-isolation abi/python` (offline; tested by abi.python.pip_install)
   python3-setuptools    # the package's build backend for that pip install
 )
