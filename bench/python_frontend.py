@@ -6,6 +6,9 @@ both from --threads. Models: LeNet-5 (batch 64, 1x28x28), resnet18 (batch 8, 3x6
 transformer encoder layer (batch 32, 32x64) of the importers' tests.
 
   RXT_LIBRARY=build/bench/lib/librxt.so PYTHONPATH=abi/python /usr/bin/python3 bench/python_frontend.py --threads 1
+
+At two threads set OMP_WAIT_POLICY=PASSIVE: in one process libgomp's idle threads spin and take
+the cores from rxt's pool (and from torch's next step too).
 """
 import argparse
 import os
