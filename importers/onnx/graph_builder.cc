@@ -10,6 +10,8 @@
 #include "onnx_model.h"
 #include "tensor_data.h"
 
+#include "rxt/plugin_support/attr_text.h"
+
 namespace rxt::import_onnx {
 namespace {
 
@@ -36,23 +38,6 @@ std::string DimName(const std::string& param) {
   return name;
 }
 
-std::string Base64(const std::string& bytes) {
-  static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    const uint32_t v = (uint8_t(bytes[i]) << 16) | (uint8_t(bytes[i + 1]) << 8) | uint8_t(bytes[i + 2]);
-    for (int s = 18; s >= 0; s -= 6) out += kAlphabet[(v >> s) & 63];
-  }
-  if (i + 1 == bytes.size()) {
-    const uint32_t v = uint8_t(bytes[i]) << 16;
-    out += {kAlphabet[(v >> 18) & 63], kAlphabet[(v >> 12) & 63], '=', '='};
-  } else if (i + 2 == bytes.size()) {
-    const uint32_t v = (uint8_t(bytes[i]) << 16) | (uint8_t(bytes[i + 1]) << 8);
-    out += {kAlphabet[(v >> 18) & 63], kAlphabet[(v >> 12) & 63], kAlphabet[(v >> 6) & 63], '='};
-  }
-  return out;
-}
 
 /// "Tensor((2, 3), float32)", or "Tensor(ndim=2, float32)" when a dim is not one of |symbols|.
 std::string TensorSInfo(const TypeInfo& type, const std::set<std::string>& symbols) {
@@ -535,7 +520,7 @@ std::string GraphBuilder::ConstantExpr(const Constant& c, const std::string& nam
   for (int64_t d : c.shape) dims.push_back(std::to_string(d));
   const size_t index = metadata_.size();
   metadata_.push_back("  " + std::to_string(index) + ": Tensor((" + Join(dims) + (dims.size() == 1 ? "," : "") +
-                      "), " + dtype + ") = base64\"" + Base64(ConstantBytes(c)) + "\"");
+                      "), " + dtype + ") = base64\"" + plugin_support::Base64(ConstantBytes(c)) + "\"");
   return "meta[" + std::to_string(index) + "]";
 }
 

@@ -5,26 +5,11 @@
 #include <regex>
 #include <sstream>
 
+#include "rxt/plugin_support/attr_text.h"
+
 namespace rxt::import_torchscript {
 namespace {
 
-std::string Base64(const std::string& bytes) {
-  static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    const uint32_t v = (uint8_t(bytes[i]) << 16) | (uint8_t(bytes[i + 1]) << 8) | uint8_t(bytes[i + 2]);
-    for (int s = 18; s >= 0; s -= 6) out += kAlphabet[(v >> s) & 63];
-  }
-  if (i + 1 == bytes.size()) {
-    const uint32_t v = uint8_t(bytes[i]) << 16;
-    out += {kAlphabet[(v >> 18) & 63], kAlphabet[(v >> 12) & 63], '=', '='};
-  } else if (i + 2 == bytes.size()) {
-    const uint32_t v = (uint8_t(bytes[i]) << 16) | (uint8_t(bytes[i + 1]) << 8);
-    out += {kAlphabet[(v >> 18) & 63], kAlphabet[(v >> 12) & 63], kAlphabet[(v >> 6) & 63], '='};
-  }
-  return out;
-}
 
 bool Matches(const std::vector<std::string>& patterns, const std::string& name) {
   return std::any_of(patterns.begin(), patterns.end(),
@@ -120,7 +105,7 @@ std::string Backbone::StepSeed() {
 
 std::string Backbone::ConstantTensor(const std::string& bytes, const Dims& dims, const std::string& dtype) {
   const size_t index = metadata_.size();
-  metadata_.push_back("  " + std::to_string(index) + ": " + TensorSInfo(dims, dtype) + " = base64\"" + Base64(bytes) +
+  metadata_.push_back("  " + std::to_string(index) + ": " + TensorSInfo(dims, dtype) + " = base64\"" + plugin_support::Base64(bytes) +
                       "\"");
   return "meta[" + std::to_string(index) + "]";
 }

@@ -8,6 +8,9 @@
 
 namespace rxt::plugin_support {
 
+/// |bytes| in base64 (RFC 4648, padded): a constant's data in the text format (base64"...").
+std::string Base64(const std::string& bytes);
+
 /// "[1, 2]".
 std::string IntsText(const std::vector<int64_t>& values);
 /// The shortest text that reads back as the same double, and stays a float ("1.0", not "1";
