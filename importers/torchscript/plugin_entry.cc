@@ -3,8 +3,8 @@
 #include <rxt/plugin_support/host.h>
 
 #include "isolated.h"
+#include "libtorch_part.h"
 #include "options.h"
-#include "torchscript_module.h"
 
 namespace rxt::import_torchscript {
 namespace {
@@ -30,7 +30,7 @@ rxt_status_t Import(void* /*state*/, const char* path, const char* options, cons
   try {
     const ImportOptions parsed = ParseImportOptions(options != nullptr ? options : "");
     const std::string file = path;
-    ImportedModule imported = RunIsolated([&] { return ImportTorchScript(file, parsed); });
+    ImportedModule imported = RunIsolated([&] { return ImportWithLibtorchPart(file, parsed); });
     if (rxt_status_t s = api->write_text(sink, imported.text.data(), imported.text.size())) return s;
     for (TensorValue& v : imported.values) {
       if (rxt_status_t s = AddValue(v, api, sink)) return s;

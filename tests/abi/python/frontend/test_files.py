@@ -49,7 +49,7 @@ def test_a_torchscript_file_imports_like_the_module_it_came_from(tmp_path):
         imported = frontend.from_torchscript(path, "shape=batch;8;16;16, dropout=false")
     except rxt.Error as e:
         if "no importer" in str(e):
-            pytest.skip(f"the torchscript importer plugin is not built (-DRXT_TORCHSCRIPT=ON, libtorch-dev): {e}")
+            pytest.skip(f"the torchscript importer plugin is not built (libtorch-dev): {e}")
         raise
     traced = frontend.from_torch(model, torch.from_numpy(x), dropout=False)
     assert list(imported.params) == list(traced.params)
