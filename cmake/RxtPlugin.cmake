@@ -20,7 +20,7 @@ set(RXT_PLUGIN_BUILD_DIR "${CMAKE_BINARY_DIR}/${RXT_PLUGIN_INSTALL_DIR}")
 function(rxt_configure_plugin_host target)
   file(RELATIVE_PATH from_bindir "/prefix/${CMAKE_INSTALL_BINDIR}" "/prefix/${RXT_PLUGIN_INSTALL_DIR}")
   file(RELATIVE_PATH from_libdir "/prefix/${CMAKE_INSTALL_LIBDIR}" "/prefix/${RXT_PLUGIN_INSTALL_DIR}")
-  set_property(SOURCE ${CMAKE_SOURCE_DIR}/core/src/plugin/search_path.cc
+  set_property(SOURCE ${CMAKE_SOURCE_DIR}/core/src/runtime/plugin_search_path.cc
                TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_DEFINITIONS
                RXT_PLUGIN_DIR_FROM_BINDIR="${from_bindir}" RXT_PLUGIN_DIR_FROM_LIBDIR="${from_libdir}")
 endfunction()

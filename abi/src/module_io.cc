@@ -4,7 +4,7 @@
 #include "rxt/exec/session.h"
 #include "rxt/runtime/safetensors.h"
 #include "rxt/support/file_io.h"
-#include "runtime_handles.h"
+#include "context_handle.h"
 
 extern "C" {
 

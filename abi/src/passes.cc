@@ -6,7 +6,7 @@
 #include "rxt/pass/pass.h"
 #include "rxt/pass/pass_list.h"
 #include "rxt/transform/passes.h"
-#include "struct_options.h"
+#include "runtime/struct_options.h"
 
 namespace {
 

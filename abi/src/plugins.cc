@@ -1,6 +1,6 @@
 // The plugin hosts across the ABI: the default context's (rxt_plugin_*), and a context's list.
 #include "api.h"
-#include "runtime_handles.h"
+#include "context_handle.h"
 #include "rxt/plugin/plugin_host.h"
 
 namespace {

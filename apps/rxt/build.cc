@@ -3,7 +3,9 @@
 // resolved by the build session (exec/session.h), as the C ABI does. When the backend can, the
 // kernels are also compiled ahead of time into OUT.so, so that `rxt run` starts at once.
 // --bind-params makes the parameters with values in the params file constants: an inference
-// build, where the build folds what depends on the weights alone (docs/passes.md).
+// build, where the build folds what depends on the weights alone (docs/passes.md). --trainer
+// builds a backbone into a trainer file (.rxtt) instead: loss, optimizer, starting values, the
+// kernels compiled ahead of time — what the runtime alone trains from (docs/deploy.md).
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -13,6 +15,7 @@
 #include "rxt/exec/session.h"
 #include "rxt/plugin/kernel_library_emitter.h"
 #include "rxt/runtime/safetensors.h"
+#include "rxt/train/trainer.h"
 #include "rxt/transform/passes.h"
 #include "session_notes.h"
 
@@ -86,6 +89,25 @@ IRModule LoadBound(const std::string& model, const std::string& params, const st
   return BindNamedParams(std::move(module), values, model);
 }
 
+/// --trainer: the trainer of |backbone|, its values from |params| (else Xavier with |seed|), saved
+/// with its kernels as a trainer file.
+void BuildTrainerFile(const IRModule& backbone, const TrainRequest& request, const std::string& params, uint64_t seed,
+                      const std::string& output, Session& session) {
+  std::unique_ptr<Trainer> trainer = session.CreateTrainer(backbone, request);
+  if (params.empty()) {
+    trainer->InitXavierUniform(seed);
+  } else {
+    std::map<std::string, Tensor> values;
+    for (auto& [name, tensor] : LoadSafetensors(params).tensors) values.emplace(name, tensor);
+    trainer->LoadParams(values);
+  }
+  session.SaveTrainer(*trainer, output);
+  PrintNotes(session);
+  std::cout << output << ": trainer file, " << trainer->program().params.size() << " parameters, loss "
+            << request.loss.name << ", optimizer " << request.optimizer.name << ", backend "
+            << trainer->program().executable.backend << "\n";
+}
+
 }  // namespace
 
 void AddBuildCommand(CLI::App& app, CommandResult& result) {
@@ -99,6 +121,9 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
     bool bind_params = false;
     std::string params;
     std::string import_options;
+    bool trainer = false;
+    std::string loss = "cross_entropy", loss_options, optimizer = "adam", optimizer_options;
+    uint64_t seed = 0;
     PluginOptions plugins;
   };
   auto options = std::make_shared<Options>();
@@ -123,11 +148,27 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
                   "normalizations fold into the convolutions before them, and 'rxt run' needs only the inputs)");
   build->add_option("--params", options->params,
                     "With --bind-params: the values by name (default: FILE's name with .safetensors, what 'rxt "
-                    "import' writes beside the module; an .onnx model's own initializers)")
+                    "import' writes beside the module; an .onnx model's own initializers); with --trainer: the starting "
+                    "values")
       ->type_name("FILE.safetensors");
   build->add_option("--import-options", options->import_options,
                     "Options of the importer when FILE is a model of another format, e.g. training=false (an "
                     "inference forward; the default with --bind-params)");
+  CLI::Option* trainer = build->add_flag(
+      "--trainer", options->trainer,
+      "Build the backbone (param_num, state_num) into a trainer file (OUT.rxtt): loss, optimizer, starting values "
+      "(--params, else Xavier with --seed) and kernels compiled ahead of time, which 'rxt train --model' and a "
+      "program linked with librxt_runtime alone train from");
+  build->add_option("--loss", options->loss, "With --trainer: the loss")->capture_default_str()->needs(trainer);
+  build->add_option("--loss-options", options->loss_options, "With --trainer: the loss's options, e.g. reduction=\"sum\"")
+      ->needs(trainer);
+  build->add_option("--optimizer", options->optimizer, "With --trainer: the optimizer")->capture_default_str()->needs(trainer);
+  build->add_option("--optimizer-options", options->optimizer_options,
+                    "With --trainer: the optimizer's options, e.g. 'lr=0.01, momentum=0.9'")
+      ->needs(trainer);
+  build->add_option("--seed", options->seed, "With --trainer: seeds the Xavier initialization")
+      ->capture_default_str()
+      ->needs(trainer);
   AddPluginOptions(build, &options->plugins);
   build->footer("Runs the build pipeline first (LegalizeOps, then fusion), so op calls become kernels. Example:\n"
                 "  rxt build examples/my_module.rxt -o my_module.rxtx");
@@ -135,6 +176,17 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
     Session session({.plugins = options->plugins.paths, .search_path = !options->plugins.no_search});
     BuildRequest request{.backend = options->backend, .emit_library = options->emit_library};
     if (!options->libraries.empty()) request.libraries = ParseLibraryList(JoinLibraries(options->libraries), "--library");
+    if (options->trainer) {
+      if (options->bind_params) Throw(ErrorCode::kInvalidArgument, "--bind-params is for inference builds, not --trainer");
+      TrainRequest train{.build = request,
+                         .loss = {options->loss, options->loss_options},
+                         .optimizer = {options->optimizer, options->optimizer_options}};
+      train.build.emit_library.clear();  // the trainer file carries its own
+      BuildTrainerFile(LoadModel(options->file, options->import_options, session), train, options->params,
+                       options->seed, options->output, session);
+      result.exit_code = 0;
+      return;
+    }
     if (!options->params.empty() && !options->bind_params) {
       Throw(ErrorCode::kInvalidArgument, "--params is for --bind-params ('rxt run' takes the values otherwise)");
     }

@@ -1,7 +1,8 @@
 # Checks that librxt.so exports the C ABI and nothing else:
-#   cmake -DLIBRARY=<librxt.so> -DHEADER=<rxt.h> -P exported_symbols.cmake
+#   cmake -DLIBRARY=<librxt.so> -DHEADER=<rxt.h> [-DFUNCTIONS=<list>] -P exported_symbols.cmake
 # Every defined dynamic symbol must start with rxt_, and every function rxt.h declares must
-# be exported.
+# be exported; with FUNCTIONS (abi/rxt_runtime.list, for librxt_runtime.so), exactly the
+# functions it lists, each declared in rxt.h.
 cmake_minimum_required(VERSION 3.25)
 find_program(NM nm REQUIRED)
 execute_process(COMMAND ${NM} -D --defined-only ${LIBRARY}
@@ -32,6 +33,22 @@ endif()
 file(STRINGS ${HEADER} declarations REGEX "^RXT_API ")
 string(REGEX MATCHALL "rxt_[a-z0-9_]+\\(" declared "${declarations}")
 list(TRANSFORM declared REPLACE "\\($" "")
+if(FUNCTIONS)
+  file(STRINGS ${FUNCTIONS} listed REGEX "^rxt_")
+  foreach(name IN LISTS listed)
+    if(NOT name IN_LIST declared)
+      message(FATAL_ERROR "${FUNCTIONS} lists ${name}, which rxt.h does not declare")
+    endif()
+  endforeach()
+  list(SORT listed)
+  list(SORT exported)
+  if(NOT listed STREQUAL exported)
+    message(FATAL_ERROR "${LIBRARY} exports ${exported}\nbut ${FUNCTIONS} lists ${listed}")
+  endif()
+  list(LENGTH listed count)
+  message(STATUS "${LIBRARY} exports the ${count} functions ${FUNCTIONS} lists, all declared in rxt.h")
+  return()
+endif()
 set(missing "")
 foreach(name IN LISTS declared)
   if(NOT name IN_LIST exported)

@@ -25,6 +25,7 @@ const std::vector<std::string> kLayers = {
     "support",             // errors, dtypes, files, message text
     "runtime",             // tensors, memory, thread pool, executables, the VM
     "train",               // the Trainer (runtime side: runs a compiled trainer module)
+    "abi-runtime",         // abi/src/runtime, abi/src/runtime_alone: the C ABI's runtime half (librxt_runtime)
     "ir",                  // IR, text format, the op registry (ir/op.h)
     "op",                  // the core op definitions (struct-info inference)
     "pass",                // pass manager, instruments, passes by name
@@ -54,7 +55,12 @@ std::optional<std::string> LayerOf(const fs::path& relative) {
   std::vector<std::string> parts;
   for (const fs::path& part : relative) parts.push_back(part.string());
   if (parts.size() < 2) return std::nullopt;
-  if (parts[0] == "abi") return parts[1] == "include" ? "abi-spec" : parts[1] == "plugin_support" ? "plugin-sdk" : "abi";
+  if (parts[0] == "abi") {
+    if (parts[1] == "src" && parts.size() > 3 && (parts[2] == "runtime" || parts[2] == "runtime_alone")) {
+      return "abi-runtime";
+    }
+    return parts[1] == "include" ? "abi-spec" : parts[1] == "plugin_support" ? "plugin-sdk" : "abi";
+  }
   if (parts[0] == "apps") return "apps";
   if (parts[0] == "plugins") return "plugins/" + parts[1];
   if (parts[0] != "core") return std::nullopt;
@@ -70,7 +76,7 @@ std::optional<std::string> LayerOf(const fs::path& relative) {
 /// Where an `#include "name"` of |file| resolves to, relative to the root: next to the file,
 /// then the include directories the builds use.
 std::optional<fs::path> Resolve(const fs::path& file, const std::string& name) {
-  std::vector<fs::path> bases = {file.parent_path(), "core/include", "core/src", "abi/include"};
+  std::vector<fs::path> bases = {file.parent_path(), "core/include", "core/src", "abi/include", "abi/src"};
   if (LayerOf(file).value_or("").rfind("plugins/", 0) == 0) bases.push_back("plugins");
   for (const fs::path& base : bases) {
     fs::path candidate = (base / name).lexically_normal();

@@ -261,7 +261,11 @@ void Session::LoadExternPlugins(const Executable& exec) {
 void Session::SaveTrainer(const Trainer& trainer, const std::string& path) {
   TrainerFile file = MakeTrainerFile(trainer, {});
   Executable& exec = file.program.executable;
-  if (!exec.kernels.empty()) {
+  if (const auto* aot = dynamic_cast<const AotKernelProvider*>(&trainer.kernels())) {
+    // Kernels that already run from a library (a trainer opened from a file): the same bytes.
+    file.kernel_library = aot->LibraryBytes();
+    exec.aot_library.clear();
+  } else if (!exec.kernels.empty()) {
     // The backend writes a library file; its bytes go into the trainer file.
     std::string library = StrCat(path, ".kernels-", getpid(), ".so");
     try {

@@ -29,15 +29,6 @@ void Log(rxt_host_t* host, rxt_log_level_t raw_level, const char* message) noexc
   }
 }
 
-// ---- Statuses (they depend on no host: plain functions of the process).
-
-rxt_status_t StatusCreate(rxt_code_t code, const char* message) noexcept {
-  return MakeCStatus(ErrorCodeFromC(code), message != nullptr ? message : "");
-}
-rxt_code_t StatusCode(rxt_status_t status) noexcept { return status == nullptr ? RXT_OK : status->code; }
-const char* StatusMessage(rxt_status_t status) noexcept { return status == nullptr ? "" : status->message.c_str(); }
-void StatusFree(rxt_status_t status) noexcept { FreeCStatus(status); }
-
 // ---- Registration, version 3.
 
 /// Runs a registration; nothing thrown reaches the plugin.
@@ -132,10 +123,10 @@ void InitHostApi(PluginRecord& record) {
   record.api.abi2_register_backend = Slot<abi2::RegisterItemFn>(&Abi2Register<PluginItemKind::kBackend>);
   record.api.abi2_register_extern = Slot<abi2::RegisterExternFn>(&Abi2RegisterExtern);
   record.api.kernel_runtime = &KernelRuntime();
-  record.api.status_create = &StatusCreate;
-  record.api.status_code = &StatusCode;
-  record.api.status_message = &StatusMessage;
-  record.api.status_free = &StatusFree;
+  record.api.status_create = &HostStatusCreate;
+  record.api.status_code = &HostStatusCode;
+  record.api.status_message = &HostStatusMessage;
+  record.api.status_free = &HostStatusFree;
   record.api.register_optimizer = &RegisterOptimizer;
   record.api.register_loss = &RegisterLoss;
   record.api.register_gradient_rule = &RegisterGradientRule;

@@ -9,6 +9,7 @@
 #include "kernel_library.h"
 #include "plugin_record.h"
 #include "rxt/ir/op.h"
+#include "rxt/runtime/plugin_search_path.h"
 #include "rxt/plugin/ir_generators.h"
 #include "rxt/support/c_status.h"
 #include "rxt/support/message_text.h"
@@ -359,6 +360,8 @@ void PluginHost::Register(const std::shared_ptr<PluginRecord>& record) {
   record->last_log.clear();
   plugins_.push_back(record);
 }
+
+std::vector<std::string> PluginHost::SearchPath() { return PluginSearchPath(); }
 
 std::vector<Error> PluginHost::LoadSearchPath() {
   std::vector<Error> failures;

@@ -11,6 +11,7 @@
 
 #include "rxt/compiled_kernel.h"
 #include "rxt/plugin_support/kernel_binding.h"
+#include "rxt/runtime/memory_limit.h"
 #include "rxt/runtime/thread_pool.h"
 #include "rxt/support/error.h"
 
@@ -19,6 +20,9 @@ namespace rxt {
 struct AotKernelProvider::Library {
   std::string path;
   void* handle = nullptr;
+  /// The bytes it was loaded from (FromBytes), so that a trainer file can be written again
+  /// without the compiler; empty for a library opened from a file.
+  std::vector<uint8_t> bytes;
   ~Library() {
     if (handle != nullptr) dlclose(handle);
   }
@@ -169,6 +173,7 @@ AotKernelProvider AotKernelProvider::FromBytes(const std::vector<uint8_t>& bytes
     AotKernelProvider provider(path, label, std::move(backend));
     close(fd);
     provider.library_->path = label;
+    provider.library_->bytes = bytes;
     return provider;
   } catch (...) {
     close(fd);
@@ -177,6 +182,11 @@ AotKernelProvider AotKernelProvider::FromBytes(const std::vector<uint8_t>& bytes
 }
 
 const std::string& AotKernelProvider::path() const { return library_->path; }
+
+std::vector<uint8_t> AotKernelProvider::LibraryBytes() const {
+  if (!library_->bytes.empty()) return library_->bytes;
+  return ReadFileWithinMemoryLimit(library_->path, "kernel library");
+}
 
 std::unique_ptr<Kernel> AotKernelProvider::Load(const KernelRecord& record) {
   std::string where = StrCat("kernel '", record.name, "'");

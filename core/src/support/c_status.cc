@@ -62,4 +62,11 @@ void ThrowIfFailed(rxt_status_t status, std::string_view context) {
   Throw(code, context, context.empty() ? "" : ": ", message.empty() ? "failed without a message" : message);
 }
 
+rxt_status_t HostStatusCreate(rxt_code_t code, const char* message) noexcept {
+  return MakeCStatus(ErrorCodeFromC(code), message != nullptr ? message : "");
+}
+rxt_code_t HostStatusCode(rxt_status_t status) noexcept { return status == nullptr ? RXT_OK : status->code; }
+const char* HostStatusMessage(rxt_status_t status) noexcept { return status == nullptr ? "" : status->message.c_str(); }
+void HostStatusFree(rxt_status_t status) noexcept { FreeCStatus(status); }
+
 }  // namespace rxt

@@ -9,6 +9,7 @@
 //   VirtualMachine vm(std::move(exec), kernels);
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,6 +42,8 @@ class AotKernelProvider : public KernelProvider {
 
   /// The library's path (its label when it was loaded from bytes).
   const std::string& path() const;
+  /// The library's bytes: those it was loaded from, or its file's (a trainer file carries them).
+  std::vector<uint8_t> LibraryBytes() const;
 
   struct Library;  // the open library (aot_library.cc), shared with its kernels
 

@@ -32,6 +32,13 @@ void FreeCStatus(rxt_status_t status) noexcept;
 /// as kUnknown. Reads the bytes as an int: in C++ an enum value outside its range is undefined.
 ErrorCode ErrorCodeFromC(rxt_code_t code) noexcept;
 
+/// The status functions of the plugin host API (rxt_host_api_t.status_create, _code, _message,
+/// _free), which both hosts (the compiler's and the runtime's) hand to plugins.
+rxt_status_t HostStatusCreate(rxt_code_t code, const char* message) noexcept;
+rxt_code_t HostStatusCode(rxt_status_t status) noexcept;
+const char* HostStatusMessage(rxt_status_t status) noexcept;
+void HostStatusFree(rxt_status_t status) noexcept;
+
 /// Owns a status and frees it.
 struct CStatusDeleter {
   void operator()(rxt_status_t status) const noexcept { FreeCStatus(status); }

@@ -111,6 +111,8 @@ class Trainer {
   void set_thread_pool(ThreadPool* pool);
   /// The allocator of what its steps allocate (VirtualMachine::set_allocator).
   void set_allocator(const Allocator* allocator);
+  /// Where its kernels come from (an AotKernelProvider for a trainer opened from a file).
+  const KernelProvider& kernels() const { return *provider_; }
 
   // ---- Learning rate (the optimizer state "lr": changing it recompiles nothing)
   /// kFailedPrecondition if the optimizer has no "lr" state.

@@ -1,5 +1,5 @@
 // External functions registered from C into the process-wide registry.
-#include "api.h"
+#include "boundary.h"
 #include "rxt/runtime/extern.h"
 
 extern "C" {

@@ -1,19 +1,12 @@
-// Executables across the ABI: build (legalize + compile), save, load, reference counting.
-#include <algorithm>
+// Building executables across the ABI (legalize + compile, the compiler's half; loading and
+// saving them is runtime/executable.cc).
 #include <cstddef>
-#include <string_view>
 
+#include "context_handle.h"
 #include "rxt/exec/session.h"
-#include "runtime_handles.h"
-#include "struct_options.h"
+#include "runtime/struct_options.h"
 
 namespace {
-
-rxt_executable_t* WrapExecutable(rxt::Executable executable) {
-  auto* handle = new rxt_executable_s();
-  handle->executable = std::move(executable);
-  return handle;
-}
 
 /// rxt_build_options_t -> what the build session builds (exec/session.h decides the defaults),
 /// and the context it builds in (NULL: the default).
@@ -63,7 +56,7 @@ rxt_status_t rxt_executable_build_with_options(const rxt_module_t* module, const
   rxt::BuildRequest request = ToBuildRequest(options, &context);
   rxt::Session session(rxt::abi_impl::ContextOf(context));
   rxt::Executable exec = session.Build(rxt::abi_impl::Unwrap(module), request);
-  *out_executable = WrapExecutable(std::move(exec));
+  *out_executable = rxt::abi_impl::WrapExecutable(std::move(exec));
   RXT_API_END();
 }
 
@@ -75,39 +68,8 @@ rxt_status_t rxt_executable_build(const rxt_module_t* module, const char* backen
   // Generated kernels only, as rxt.h promises: no library.
   rxt::Executable exec = session.Build(rxt::abi_impl::Unwrap(module), {.backend = backend != nullptr ? backend : "",
                                                                         .libraries = std::vector<std::string>{}});
-  *out_executable = WrapExecutable(std::move(exec));
+  *out_executable = rxt::abi_impl::WrapExecutable(std::move(exec));
   RXT_API_END();
-}
-
-rxt_status_t rxt_executable_save(const rxt_executable_t* executable, const char* path) {
-  RXT_API_BEGIN();
-  RXT_CHECK_ARG(executable);
-  RXT_CHECK_ARG(path);
-  executable->executable.Save(path);
-  RXT_API_END();
-}
-
-rxt_status_t rxt_executable_load(const char* path, rxt_executable_t** out_executable) {
-  RXT_API_BEGIN();
-  RXT_CHECK_ARG(path);
-  RXT_CHECK_ARG(out_executable);
-  *out_executable = WrapExecutable(rxt::Executable::Load(path));
-  RXT_API_END();
-}
-
-const char* rxt_executable_backend(const rxt_executable_t* executable) {
-  return executable != nullptr ? executable->executable.backend.c_str() : "";
-}
-
-rxt_executable_t* rxt_executable_retain(rxt_executable_t* executable) {
-  if (executable != nullptr) executable->references.fetch_add(1, std::memory_order_relaxed);
-  return executable;
-}
-
-void rxt_executable_release(rxt_executable_t* executable) {
-  if (executable != nullptr && executable->references.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    delete executable;
-  }
 }
 
 }  // extern "C"

@@ -1,15 +1,15 @@
 // Where plugins are looked for: RXT_PLUGIN_PATH, then the installation's plugin directory,
-// located relative to the binary that holds this code (the rxt executable in bin/ or
-// librxt.so in lib/), so an installation can be moved as a whole.
+// located relative to the binary that holds this code (the rxt executable in bin/, librxt.so or
+// librxt_runtime.so in lib/), so an installation can be moved as a whole.
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
 
 #include <boost/dll/runtime_symbol_info.hpp>
 
-#include "rxt/plugin/plugin_host.h"
+#include "rxt/runtime/plugin_search_path.h"
 
-// Configured by cmake/RxtPlugin.cmake from the install layout; these defaults match it.
+// Configured by cmake/RxtPlugin.cmake (rxt_configure_plugin_host) from the install layout; these defaults match it.
 #ifndef RXT_PLUGIN_DIR_FROM_BINDIR
 #define RXT_PLUGIN_DIR_FROM_BINDIR "../lib/rxt/plugins"
 #endif
@@ -46,7 +46,7 @@ std::string InstallPluginDir() {
 
 }  // namespace
 
-std::vector<std::string> PluginHost::SearchPath() {
+std::vector<std::string> PluginSearchPath() {
   std::vector<std::string> dirs;
   if (const char* env = std::getenv("RXT_PLUGIN_PATH")) {
     std::stringstream list(env);

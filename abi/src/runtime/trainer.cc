@@ -1,24 +1,13 @@
-// The Trainer across the C ABI: create from a module (building it), tensors by kind and index
-// or name as DLPack, predict / update / evaluate, learning rate and schedule, checkpoints,
-// profile.
+// The Trainer across the C ABI, what runs without the compiler: tensors by kind and index or
+// name as DLPack, predict / update / evaluate, learning rate and schedule, checkpoints, trainer
+// files, profile. (Creating one from a module is the compiler's: abi/src/trainer_build.cc.)
 #include <atomic>
 #include <cstddef>
 #include <memory>
 
-#include "api.h"
-#include "runtime_handles.h"
-#include "rxt/exec/build_trainer.h"
-#include "rxt/exec/session.h"
+#include "handles.h"
 #include "rxt/runtime/dlpack.h"
 #include "rxt/train/trainer.h"
-#include "struct_options.h"
-
-struct rxt_trainer_s {
-  std::atomic<int> references{1};
-  // First, so it is released last: the trainer runs on its threads and allocator.
-  std::unique_ptr<rxt::abi_impl::ContextReference> context;
-  std::unique_ptr<rxt::Trainer> trainer;
-};
 
 namespace {
 
@@ -30,11 +19,9 @@ rxt::Trainer& Get(rxt_trainer_t* trainer) { return *trainer->trainer; }
 /// While it lives, what this thread allocates for |trainer| (parameters set, initialized or
 /// loaded) comes from its context's allocator.
 rxt::Allocator::Scope AllocatingFor(const rxt_trainer_t* trainer) {
-  return rxt::Allocator::Scope(trainer->context->get().allocator());
+  return rxt::Allocator::Scope(rxt::abi_impl::AllocatorOf(trainer->context->get()));
 }
 const rxt::Trainer& Get(const rxt_trainer_t* trainer) { return *trainer->trainer; }
-
-std::string OrEmpty(const char* text) { return text != nullptr ? text : ""; }
 
 const std::vector<rxt::TrainerTensorSpec>& Specs(const rxt::Trainer& t, rxt_trainer_tensors_t kind) {
   switch (kind) {
@@ -146,66 +133,9 @@ std::vector<rxt::Tensor> Arguments(const char* function, const char* what, DLMan
   return values;
 }
 
-/// The caller's options (NULL: the defaults), fields its struct_size does not cover defaulted.
-rxt_trainer_options_t ReadOptions(const rxt_trainer_options_t* options) {
-  using Options = rxt_trainer_options_t;
-  using rxt::abi_impl::FieldOr;
-  Options defaults;
-  rxt_trainer_options_init(&defaults);
-  if (options == nullptr) return defaults;
-  rxt::abi_impl::CheckStructSize(*options, "rxt_trainer_create", "rxt_trainer_options_t");
-  // A field appended to rxt_trainer_options_t must be read here too (or it is silently ignored).
-  static_assert(offsetof(Options, context) + sizeof(Options::context) == sizeof(Options));
-  Options o = defaults;
-  o.backend = FieldOr(*options, &Options::backend, defaults.backend);
-  o.loss = FieldOr(*options, &Options::loss, defaults.loss);
-  o.loss_options = FieldOr(*options, &Options::loss_options, defaults.loss_options);
-  o.optimizer = FieldOr(*options, &Options::optimizer, defaults.optimizer);
-  o.optimizer_options = FieldOr(*options, &Options::optimizer_options, defaults.optimizer_options);
-  o.opt_level = FieldOr(*options, &Options::opt_level, defaults.opt_level);
-  o.libraries = FieldOr(*options, &Options::libraries, defaults.libraries);
-  o.context = FieldOr(*options, &Options::context, defaults.context);
-  return o;
-}
-
 }  // namespace
 
 extern "C" {
-
-void rxt_trainer_options_init(rxt_trainer_options_t* options) {
-  if (options == nullptr) return;
-  *options = rxt_trainer_options_t{};
-  options->struct_size = sizeof(rxt_trainer_options_t);
-  options->opt_level = 2;
-}
-
-rxt_status_t rxt_trainer_create(const rxt_module_t* module, const rxt_trainer_options_t* options,
-                                rxt_trainer_t** out_trainer) {
-  RXT_API_BEGIN();
-  RXT_CHECK_ARG(module);
-  RXT_CHECK_ARG(out_trainer);
-  rxt_trainer_options_t o = ReadOptions(options);
-  rxt::TrainRequest request{.build = {.opt_level = o.opt_level},
-                            .loss = {OrEmpty(o.loss), OrEmpty(o.loss_options)},
-                            .optimizer = {OrEmpty(o.optimizer), OrEmpty(o.optimizer_options)}};
-  if (o.backend != nullptr) request.build.backend = o.backend;
-  if (o.libraries != nullptr) request.build.libraries = rxt::ParseLibraryList(o.libraries, "rxt_trainer_create: options->libraries");
-  const rxt::IRModule& ir = rxt::abi_impl::Unwrap(module);
-  if (rxt::IsTrainerModule(ir)) {
-    request.loss = {};  // compiled in: rxt.h says a trainer module ignores them
-    request.optimizer = {};
-  } else if (request.loss.name.empty() || request.optimizer.name.empty()) {
-    Throw(ErrorCode::kInvalidArgument, __func__,
-          ": a backbone module needs options->loss and options->optimizer (e.g. \"cross_entropy\" and \"sgd\")");
-  }
-  auto handle = std::make_unique<rxt_trainer_s>();
-  handle->context = std::make_unique<rxt::abi_impl::ContextReference>(o.context);
-  rxt::Session session(handle->context->get());
-  rxt::Allocator::Scope allocating(handle->context->get().allocator());
-  handle->trainer = session.CreateTrainer(ir, request);
-  *out_trainer = handle.release();
-  RXT_API_END();
-}
 
 rxt_trainer_t* rxt_trainer_retain(rxt_trainer_t* trainer) {
   if (trainer != nullptr) trainer->references.fetch_add(1, std::memory_order_relaxed);
@@ -413,8 +343,7 @@ rxt_status_t rxt_trainer_save(const rxt_trainer_t* trainer, const char* path) {
   RXT_API_BEGIN();
   RXT_CHECK_ARG(trainer);
   RXT_CHECK_ARG(path);
-  rxt::Session session(trainer->context->get());
-  session.SaveTrainer(Get(trainer), path);
+  rxt::abi_impl::SaveTrainer(trainer->context->get(), Get(trainer), path);
   RXT_API_END();
 }
 
@@ -424,9 +353,8 @@ rxt_status_t rxt_trainer_load(const char* path, rxt_context_t* context, rxt_trai
   RXT_CHECK_ARG(out_trainer);
   auto handle = std::make_unique<rxt_trainer_s>();
   handle->context = std::make_unique<rxt::abi_impl::ContextReference>(context);
-  rxt::Session session(handle->context->get());
-  rxt::Allocator::Scope allocating(handle->context->get().allocator());
-  handle->trainer = session.LoadTrainer(path);
+  rxt::Allocator::Scope allocating(rxt::abi_impl::AllocatorOf(handle->context->get()));
+  handle->trainer = rxt::abi_impl::LoadTrainer(handle->context->get(), path);
   *out_trainer = handle.release();
   RXT_API_END();
 }

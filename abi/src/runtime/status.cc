@@ -1,7 +1,7 @@
 // Versions, statuses and strings: the ABI's basic vocabulary.
 #include <cstdlib>
 
-#include "api.h"
+#include "boundary.h"
 
 namespace rxt::abi_impl {
 

@@ -1,8 +1,6 @@
 // The VM across the ABI: create from an executable and a backend, invoke with DLPack tensors,
 // profile.
-#include "runtime_handles.h"
-#include "rxt/exec/session.h"
-#include "rxt/runtime/aot_library.h"
+#include "handles.h"
 #include "rxt/runtime/dlpack.h"
 
 namespace {
@@ -41,10 +39,7 @@ void Flatten(const rxt::Value& value, const std::string& function, std::vector<r
 rxt_vm_t* CreateVM(rxt_context_t* context, const rxt_executable_t& executable, const char* backend) {
   auto handle = std::make_unique<rxt_vm_s>();
   handle->context = std::make_unique<rxt::abi_impl::ContextReference>(context);
-  rxt::Session session(handle->context->get());
-  rxt::RunnableExecutable run = session.CreateVM(executable.executable, backend != nullptr ? backend : "");
-  handle->provider = std::move(run.kernels);
-  handle->vm = std::move(run.vm);
+  rxt::abi_impl::CreateVM(handle->context->get(), executable.executable, backend != nullptr ? backend : "", *handle);
   return handle.release();
 }
 

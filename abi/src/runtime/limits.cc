@@ -1,5 +1,5 @@
 // Process-wide limits: the memory limit (runtime/memory_limit.h).
-#include "api.h"
+#include "boundary.h"
 #include "rxt/runtime/memory_limit.h"
 
 extern "C" {

@@ -1,0 +1,41 @@
+# cmake -DRXT=rxt -DRUNTIME=... -DFULL=... -DDATA=dir -DWORK=dir -DMODEL=mlp.rxt -P same_training.cmake
+# Makes the seed MLP's trainer file with the compiler (rxt build --trainer), then trains it for
+# one epoch of Fashion-MNIST twice — with librxt_runtime.so and with librxt.so — and compares
+# the checkpoints byte for byte.
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+set(images ${DATA}/train-images-idx3-ubyte.gz)
+set(labels ${DATA}/train-labels-idx1-ubyte.gz)
+if(NOT EXISTS ${images})
+  message(FATAL_ERROR "no Fashion-MNIST at ${DATA} (Debian's dataset-fashion-mnist)")
+endif()
+execute_process(COMMAND ${RXT} build ${MODEL} --trainer --loss cross_entropy --optimizer sgd
+                        --optimizer-options lr=0.05 --seed 7 -o ${WORK}/mlp.rxtt
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "rxt build --trainer failed (${rc}): ${out}${err}")
+endif()
+foreach(variant IN ITEMS RUNTIME FULL)
+  set(extra "")
+  if(variant STREQUAL RUNTIME)
+    set(extra --no-compiler)
+  endif()
+  execute_process(COMMAND ${${variant}} ${WORK}/mlp.rxtt ${images} ${labels} 60000 64 ${WORK}/${variant}.safetensors ${extra}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message(STATUS "${variant}: ${out}${err}")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${variant} failed (${rc})")
+  endif()
+  if(NOT out MATCHES "steps 937, loss ([0-9.]+) -> ([0-9.]+)")
+    message(FATAL_ERROR "${variant}: unexpected output")
+  endif()
+  if(NOT CMAKE_MATCH_2 LESS CMAKE_MATCH_1)
+    message(FATAL_ERROR "${variant}: the loss did not fall")
+  endif()
+endforeach()
+file(SHA256 ${WORK}/RUNTIME.safetensors runtime_hash)
+file(SHA256 ${WORK}/FULL.safetensors full_hash)
+if(NOT runtime_hash STREQUAL full_hash)
+  message(FATAL_ERROR "librxt_runtime and librxt trained to different parameters (${runtime_hash} vs ${full_hash})")
+endif()
+message(STATUS "the same checkpoint, sha256 ${runtime_hash}")
