@@ -4,8 +4,6 @@ package rxt
 // #include "rxt_go.h"
 import "C"
 
-
-
 // The trainer's tensors by kind, index and name.
 
 // Count is how many tensors of |kind| there are.
@@ -157,4 +155,3 @@ func (t *Trainer) InitZero(kind Kind) error {
 		return statusError(C.rxt_trainer_init_zero(h, C.rxt_trainer_tensors_t(kind)))
 	})
 }
-

@@ -5,7 +5,6 @@ import "C"
 
 import (
 	"runtime/cgo"
-
 )
 
 // Listings call a C visitor once per item; rxt_go.c's visitors call these with a cgo.Handle of
@@ -40,4 +39,3 @@ func pairs(list func(handle C.uintptr_t) C.rxt_status_t) ([][2]string, error) {
 // infoField reports whether the library's rxt_plugin_info_t (of size struct_size) holds the
 // field that ends at |end|: structs passed out of rxt are read only as far as they reach.
 func infoField(info *C.rxt_plugin_info_t, end uintptr) bool { return uintptr(info.struct_size) >= end }
-
