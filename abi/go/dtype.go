@@ -9,16 +9,15 @@ type DType struct {
 	Lanes uint16
 }
 
-// The dtypes Go slices have (DLPack codes: 0 int, 1 uint, 2 float).
+// The dtypes of rxt that Go has types for (DLPack codes: 0 int, 1 uint, 2 float). rxt's others
+// (float16, bfloat16, bool: code 1 bits 8 when rxt returns it) come out as Tensors of that DType,
+// readable with Tensor.Bytes.
 var (
 	Int8    = DType{0, 8, 1}
 	Int16   = DType{0, 16, 1}
 	Int32   = DType{0, 32, 1}
 	Int64   = DType{0, 64, 1}
 	Uint8   = DType{1, 8, 1}
-	Uint16  = DType{1, 16, 1}
-	Uint32  = DType{1, 32, 1}
-	Uint64  = DType{1, 64, 1}
 	Float32 = DType{2, 32, 1}
 	Float64 = DType{2, 64, 1}
 )
@@ -37,9 +36,10 @@ func (d DType) String() string {
 	}
 }
 
-// Element is a Go type whose slices cross to rxt as tensors.
+// Element is a Go type whose slices cross to rxt as tensors: one per rxt dtype Go has
+// (uint16, uint32 and uint64 are not rxt dtypes).
 type Element interface {
-	int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64 | float32 | float64
+	int8 | int16 | int32 | int64 | uint8 | float32 | float64
 }
 
 // dtypeOf is the DLPack dtype of T.
@@ -56,12 +56,6 @@ func dtypeOf[T Element]() DType {
 		return Int64
 	case uint8:
 		return Uint8
-	case uint16:
-		return Uint16
-	case uint32:
-		return Uint32
-	case uint64:
-		return Uint64
 	case float32:
 		return Float32
 	default:
