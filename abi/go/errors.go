@@ -3,10 +3,7 @@ package rxt
 // #include "rxt_go.h"
 import "C"
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // Code is one of rxt's canonical error codes (rxt_code_t; the same numbers as the core's).
 type Code int
@@ -59,6 +56,3 @@ func statusError(status C.rxt_status_t) error {
 func closedError(what string) error {
 	return errorf(FailedPrecondition, "the %s is closed", what)
 }
-
-// joinNames formats names for messages: "a, b".
-func joinNames(names []string) string { return strings.Join(names, ", ") }
