@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# run_go.sh LIB_DIR WORK_DIR SANITIZE test
-# run_go.sh LIB_DIR WORK_DIR SANITIZE example NAME [ARGS...]
+# run_go.sh LIB_DIR WORK_DIR SANITIZE=[LIST] test
+# run_go.sh LIB_DIR WORK_DIR SANITIZE=[LIST] example NAME [ARGS...]
 #
 # The Go binding (abi/go) against the librxt in LIB_DIR: gofmt, go vet and `go test -race` of
 # every package, or one example built and run with ARGS. Offline and self-contained: no module
 # proxy (the module needs nothing outside the repo), the user's GOFLAGS ignored, and every cache
 # Go writes inside WORK_DIR. Skips (77) saying why without `go` (Debian's golang-go), without
 # Fashion-MNIST for the examples (Debian's dataset-fashion-mnist), or when librxt is built with
-# sanitizers (SANITIZE not empty: a Go program cannot load their runtimes first).
+# sanitizers (LIST not empty: a Go program cannot load their runtimes first).
 set -euo pipefail
-lib_dir=$1 work=$2 sanitize=$3 mode=$4
+if [[ $# -lt 4 || "$3" != SANITIZE=* ]]; then
+  echo "usage: run_go.sh LIB_DIR WORK_DIR SANITIZE=[LIST] test|example NAME [ARGS...]" >&2
+  exit 2
+fi
+lib_dir=$1 work=$2 sanitize=${3#SANITIZE=} mode=$4
 shift 4
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 
