@@ -29,22 +29,25 @@ type boundArgs struct {
 	locked []*Tensor                       // Tensors read-locked so that no Close frees them mid-call
 }
 
-func (s *argSlots) grow(count int) {
+func (s *argSlots) grow(count int) error {
 	if count <= s.capacity {
-		return
+		return nil
 	}
 	s.free()
-	s.pointers = (**C.DLManagedTensor)(C.calloc(C.size_t(count), C.size_t(unsafe.Sizeof(uintptr(0)))))
-	s.slots = (*C.rxt_go_slot_t)(C.calloc(C.size_t(count), C.sizeof_rxt_go_slot_t))
-	if s.pointers == nil || s.slots == nil {
-		panic("rxt: out of C memory for call arguments")
+	pointers := (**C.DLManagedTensor)(C.calloc(C.size_t(count), C.size_t(unsafe.Sizeof(uintptr(0)))))
+	slots := (*C.rxt_go_slot_t)(C.calloc(C.size_t(count), C.sizeof_rxt_go_slot_t))
+	if pointers == nil || slots == nil {
+		C.free(unsafe.Pointer(pointers))
+		C.free(unsafe.Pointer(slots))
+		return errorf(ResourceExhausted, "no C memory to describe %d tensors", count)
 	}
-	s.capacity = count
+	s.pointers, s.slots, s.capacity = pointers, slots, count
+	return nil
 }
 
 func (s *argSlots) free() {
-	for i := range s.slotList() {
-		C.free(unsafe.Pointer(s.slotList()[i].shape))
+	for _, slot := range s.slotList() {
+		C.free(unsafe.Pointer(slot.shape))
 	}
 	C.free(unsafe.Pointer(s.pointers))
 	C.free(unsafe.Pointer(s.slots))
@@ -65,7 +68,9 @@ func (s *argSlots) bind(names []string, groups ...[]Arg) (*boundArgs, error) {
 	for _, g := range groups {
 		total += len(g)
 	}
-	s.grow(total)
+	if err := s.grow(total); err != nil {
+		return nil, err
+	}
 	b := &boundArgs{slots: s, count: total}
 	i := 0
 	for g, group := range groups {
@@ -99,7 +104,9 @@ func (b *boundArgs) set(i int, arg Arg, what string) error {
 			return err
 		}
 		slot := &b.slots.slotList()[i]
-		describe(slot, a)
+		if err := describe(slot, a); err != nil {
+			return errorf(ResourceExhausted, "%s: %v", what, err)
+		}
 		if a.data != nil && i < C.RXT_GO_DIRECT {
 			b.data[i] = a.data // attached by the C helper during the call: no copy
 		} else if a.data != nil {
@@ -121,15 +128,15 @@ func (b *boundArgs) set(i int, arg Arg, what string) error {
 }
 
 // describe fills |slot| with |a|'s dtype and shape; its data stays NULL until a helper attaches it.
-func describe(slot *C.rxt_go_slot_t, a Borrowed) {
+func describe(slot *C.rxt_go_slot_t, a Borrowed) error {
 	ndim := len(a.shape)
 	if ndim > int(slot.shape_capacity) {
-		C.free(unsafe.Pointer(slot.shape))
-		slot.shape = (*C.int64_t)(C.calloc(C.size_t(ndim), C.sizeof_int64_t))
-		if slot.shape == nil {
-			panic("rxt: out of C memory for a shape")
+		shape := (*C.int64_t)(C.calloc(C.size_t(ndim), C.sizeof_int64_t))
+		if shape == nil {
+			return fmt.Errorf("no C memory for a shape of %d dims", ndim)
 		}
-		slot.shape_capacity = C.size_t(ndim)
+		C.free(unsafe.Pointer(slot.shape))
+		slot.shape, slot.shape_capacity = shape, C.size_t(ndim)
 	}
 	if ndim > 0 {
 		copy(unsafe.Slice((*int64)(unsafe.Pointer(slot.shape)), ndim), a.shape)
@@ -145,6 +152,7 @@ func describe(slot *C.rxt_go_slot_t, a Borrowed) {
 	dl.shape = slot.shape
 	dl.strides = nil
 	dl.byte_offset = 0
+	return nil
 }
 
 // args is the array the C call takes.

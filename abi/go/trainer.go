@@ -68,10 +68,10 @@ func NewTrainer(module *Module, options TrainerOptions) (*Trainer, error) {
 	}
 	var o C.rxt_trainer_options_t
 	C.rxt_trainer_options_init(&o)
-	strings := []**C.char{&o.backend, &o.loss, &o.loss_options, &o.optimizer, &o.optimizer_options, &o.libraries}
+	fields := []**C.char{&o.backend, &o.loss, &o.loss_options, &o.optimizer, &o.optimizer_options, &o.libraries}
 	values := []string{options.Backend, options.Loss, options.LossOptions, options.Optimizer,
 		options.OptimizerOptions, options.Libraries}
-	for i, field := range strings {
+	for i, field := range fields {
 		*field = cstring(values[i]) // C memory in a Go struct: allowed (no Go pointer)
 		defer C.free(unsafe.Pointer(*field))
 	}

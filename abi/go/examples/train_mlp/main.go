@@ -1,6 +1,7 @@
 // train_mlp trains the seed MLP (examples/mlp.rxt: 784-128-128-10) on Fashion-MNIST through
 // rxt's Go binding and prints each epoch's loss and test accuracy. With -save it writes the
-// trained trainer to a trainer file; with -load it goes on from one (no compiler involved).
+// trained trainer to a trainer file; with -load it goes on from one (no compiler involved);
+// with -checkpoint it writes the final values (safetensors) to compare with other runs.
 //
 //	go run ./examples/train_mlp -model ../../examples/mlp.rxt -epochs 1 -save mlp.rxtt
 //	go run ./examples/train_mlp -load mlp.rxtt -epochs 1
@@ -20,6 +21,7 @@ func main() {
 	model := flag.String("model", "../../examples/mlp.rxt", "the backbone module (.rxt)")
 	load := flag.String("load", "", "go on from this trainer file (.rxtt) instead of building -model")
 	save := flag.String("save", "", "save the trainer to this trainer file (.rxtt) at the end")
+	checkpoint := flag.String("checkpoint", "", "save the final values to this checkpoint (.safetensors)")
 	data := flag.String("data", fashionmnist.DefaultDir, "the Fashion-MNIST directory")
 	trainCount := flag.Int("train", 0, "training images (0: all 60000)")
 	testCount := flag.Int("test", 0, "test images (0: all 10000)")
@@ -28,13 +30,17 @@ func main() {
 	options := flag.String("optimizer-options", "lr=0.001", "the optimizer's options")
 	backend := flag.String("backend", "", "the backend (default: cpu if its plugin is there, else reference)")
 	flag.Parse()
-	if err := run(*model, *load, *save, *data, *trainCount, *testCount, *epochs, *optimizer, *options, *backend); err != nil {
+	files := outputs{trainer: *save, checkpoint: *checkpoint}
+	if err := run(*model, *load, files, *data, *trainCount, *testCount, *epochs, *optimizer, *options, *backend); err != nil {
 		fmt.Fprintln(os.Stderr, "train_mlp:", err)
 		os.Exit(1)
 	}
 }
 
-func run(model, load, save, data string, trainCount, testCount, epochs int, optimizer, options, backend string) error {
+// outputs are the files written at the end ("": none).
+type outputs struct{ trainer, checkpoint string }
+
+func run(model, load string, save outputs, data string, trainCount, testCount, epochs int, optimizer, options, backend string) error {
 	train, err := fashionmnist.Load(data, "train", trainCount)
 	if err != nil {
 		return err
@@ -56,11 +62,17 @@ func run(model, load, save, data string, trainCount, testCount, epochs int, opti
 	if err := mnisttrain.Run(trainer, train, test, epochs, os.Stdout); err != nil {
 		return err
 	}
-	if save != "" {
-		if err := trainer.Save(save); err != nil {
+	if save.trainer != "" {
+		if err := trainer.Save(save.trainer); err != nil {
 			return err
 		}
-		fmt.Println("saved", save)
+		fmt.Println("saved", save.trainer)
+	}
+	if save.checkpoint != "" {
+		if err := trainer.SaveCheckpoint(save.checkpoint); err != nil {
+			return err
+		}
+		fmt.Println("saved", save.checkpoint)
 	}
 	return nil
 }
