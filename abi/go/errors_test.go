@@ -27,6 +27,10 @@ func TestWrongShapeOrDtypeAtUpdateIsRxtsError(t *testing.T) {
 	wantError(t, err, rxt.InvalidArgument, "got 1 input and 0 targets")
 	_, err = trainer.Predict(targets...)
 	wantError(t, err, rxt.InvalidArgument, "predict: argument 0 (%x)")
+	_, err = trainer.Predict()
+	wantError(t, err, rxt.InvalidArgument, "predict: expected 1 input (x), got 0 inputs")
+	_, err = trainer.Update(nil, nil)
+	wantError(t, err, rxt.InvalidArgument, "got 0 inputs and 0 targets")
 	step, err := trainer.Step()
 	ok(t, err)
 	if step != 0 {
