@@ -75,7 +75,7 @@ func (s *argSlots) bind(names []string, groups ...[]Arg) (*boundArgs, error) {
 	i := 0
 	for g, group := range groups {
 		for j, arg := range group {
-			if err := b.set(i, arg, fmt.Sprintf("%s %d", names[g], j)); err != nil {
+			if err := b.set(i, arg, argName{names[g], j}); err != nil {
 				b.release()
 				return nil, err
 			}
@@ -85,7 +85,15 @@ func (s *argSlots) bind(names []string, groups ...[]Arg) (*boundArgs, error) {
 	return b, nil
 }
 
-func (b *boundArgs) set(i int, arg Arg, what string) error {
+// argName names an argument in messages ("inputs 0"), formatted only for an error.
+type argName struct {
+	group string
+	index int
+}
+
+func (n argName) String() string { return fmt.Sprintf("%s %d", n.group, n.index) }
+
+func (b *boundArgs) set(i int, arg Arg, what argName) error {
 	pointers := unsafe.Slice(b.slots.pointers, b.slots.capacity)
 	switch a := arg.(type) {
 	case *Tensor:
@@ -121,8 +129,15 @@ func (b *boundArgs) set(i int, arg Arg, what string) error {
 			b.copies = append(b.copies, copied)
 		}
 		pointers[i] = &slot.managed
+	case *Borrowed:
+		if a == nil {
+			return errorf(InvalidArgument, "%s is a nil *Borrowed", what)
+		}
+		return b.set(i, *a, what)
 	case nil:
 		return errorf(InvalidArgument, "%s is nil", what)
+	default: // Arg is sealed: only a new type of this package gets here
+		return errorf(InvalidArgument, "%s: %T is not a tensor", what, arg)
 	}
 	return nil
 }

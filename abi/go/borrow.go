@@ -1,6 +1,9 @@
 package rxt
 
-import "unsafe"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // Arg is a tensor a call takes: a Borrowed Go slice or a *Tensor that rxt returned.
 type Arg interface{ isArg() }
@@ -28,7 +31,7 @@ func Borrow[T Element](data []T, shape ...int64) Borrowed {
 }
 
 // check returns why the slice does not fill its shape, or nil.
-func (b Borrowed) check(what string) error {
+func (b Borrowed) check(what fmt.Stringer) error {
 	count := int64(1)
 	for _, d := range b.shape {
 		if d < 0 {

@@ -50,6 +50,14 @@ func TestArgumentsTheBindingRefuses(t *testing.T) {
 	var none *rxt.Tensor
 	_, err = trainer.Evaluate([]rxt.Arg{rxt.Borrow(x, 4, 3)}, []rxt.Arg{none})
 	wantError(t, err, rxt.InvalidArgument, "targets 0 is a nil *Tensor")
+	borrowed := rxt.Borrow(x, 4, 3) // a *Borrowed is taken as the Borrowed it points to
+	_, err = trainer.Evaluate([]rxt.Arg{&borrowed}, targets)
+	ok(t, err)
+	var nilBorrowed *rxt.Borrowed
+	_, err = trainer.Evaluate([]rxt.Arg{nilBorrowed}, targets)
+	wantError(t, err, rxt.InvalidArgument, "inputs 0 is a nil *Borrowed")
+	wantError(t, trainer.Set(rxt.Params, 0, rxt.Borrow(x, 4)), rxt.InvalidArgument,
+		"value 0: 12 elements do not fill shape (4,)")
 	_, err = trainer.Get(rxt.Params, -1)
 	wantError(t, err, rxt.OutOfRange, "index -1")
 	_, err = rxt.NewTrainer(nil, rxt.TrainerOptions{})
