@@ -1,6 +1,7 @@
 package rxt_test
 
 import (
+	"errors"
 	"testing"
 
 	"rxt.dev/rxt"
@@ -39,6 +40,18 @@ func TestPluginListings(t *testing.T) {
 	if std == nil || std.NumOptimizers < 2 || std.Path == "" || std.ABIVersion == 0 {
 		t.Fatalf("rxt_optim_std not listed right: %+v", plugins)
 	}
+	// The search path (librxt's own plugin directory) has the reference backend.
+	if err := rxt.LoadSearchPath(); err != nil {
+		var e *rxt.Error
+		if !errors.As(err, &e) { // plugins that fail are listed in an *rxt.Error; the rest load
+			t.Fatalf("LoadSearchPath: %T %v", err, err)
+		}
+	}
+	backends, err := rxt.PluginItems(rxt.PluginBackend)
+	ok(t, err)
+	if !hasItem(backends, "reference") {
+		t.Fatalf("backends %v", backends)
+	}
 	// A context of its own loads a plugin by path and lists only what it loaded.
 	context, err := rxt.NewContext(rxt.ContextOptions{NoSearchPath: true, Plugins: []string{std.Path}, NumThreads: 1})
 	ok(t, err)
@@ -50,4 +63,13 @@ func TestPluginListings(t *testing.T) {
 	if len(mine) != 1 || mine[0].Name != "rxt_optim_std" || threads != 1 {
 		t.Fatalf("the context's plugins %+v, threads %d", mine, threads)
 	}
+}
+
+func hasItem(items []rxt.NamedItem, name string) bool {
+	for _, item := range items {
+		if item.Name == name {
+			return true
+		}
+	}
+	return false
 }
