@@ -50,6 +50,8 @@ packages=(
   libtorch-dev          # libtorch 1.13: the TorchScript importer (importers/torchscript reads .pt files with it)
   python3-pip           # `pip install --no-build-isolation abi/python` (offline; tested by abi.python.pip_install)
   python3-setuptools    # the package's build backend for that pip install
+  # --- Go (issue 16)
+  golang-go             # Go 1.19 with cgo: the Go binding abi/go and its tests (go test -race, tests/abi/go)
 )
 
 # shellcheck source=apt_install.sh

@@ -1,0 +1,3 @@
+module rxt.dev/rxt
+
+go 1.19
