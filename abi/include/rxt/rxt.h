@@ -321,6 +321,52 @@ RXT_API rxt_status_t rxt_module_import(rxt_context_t* context, const char* path,
 RXT_API rxt_status_t rxt_module_export(rxt_context_t* context, const rxt_module_t* module, const char* function,
                                        const char* values_path, const char* path, const char* options);
 
+/* ---- Training transforms, step by step (the seed's low-level API) --------------------------- */
+
+/* Losses, optimizers and gradient rules come from the plugins of |context| (NULL: the default
+ * context). Each returns a new module in |*out_module| (released by the caller); |module| is
+ * unchanged. Option strings use the attribute syntax ("reduction=\"sum\"", "lr=0.1,
+ * momentum=0.9"); NULL is "". An unknown loss or optimizer is RXT_NOT_FOUND listing the loaded
+ * ones. */
+
+/* AppendLoss: adds @|new_function| (NULL: "<function>_loss"): the backbone |function| followed
+ * by the loss |loss| (the seed's append_loss(Backbone["predict"], CrossEntropyLoss(...))). The
+ * first |num_backbone_outputs| results of |function| feed the loss, the rest are states. */
+RXT_API rxt_status_t rxt_module_append_loss(const rxt_module_t* module, const char* function, const char* loss,
+                                            const char* loss_options, int32_t num_backbone_outputs,
+                                            const char* new_function, rxt_context_t* context,
+                                            rxt_module_t** out_module);
+
+/* Gradient: adds @<function>_adjoint, returning the result of |function| (field |target_index|
+ * of a tuple is the loss) and the gradients of the parameters named |require_grads| in that
+ * order (NULL and 0: every float tensor parameter). */
+RXT_API rxt_status_t rxt_module_gradient(const rxt_module_t* module, const char* function,
+                                         const char* const* require_grads, size_t num_require_grads,
+                                         int32_t target_index, rxt_context_t* context, rxt_module_t** out_module);
+
+/* The optimizer |optimizer| for the parameters of |function| named |params| (the seed's
+ * SGD(0.1).init(params)): adds its update function as @|new_function|
+ *   (params: Tuple(P...), grads: Tuple(P...), states: Tuple(S...)) -> Tuple(Tuple(P...), Tuple(S...))
+ * and gives its initial states (the seed's opt.state): |out_states[0..*out_num_states)|, owned
+ * by the caller (call each deleter). If |capacity| is too small nothing is returned: the status
+ * is RXT_OUT_OF_RANGE and |*out_num_states| says how many are needed. */
+RXT_API rxt_status_t rxt_module_add_optimizer(const rxt_module_t* module, const char* optimizer, const char* options,
+                                              const char* function, const char* const* params, size_t num_params,
+                                              const char* new_function, rxt_context_t* context,
+                                              rxt_module_t** out_module, DLManagedTensor** out_states,
+                                              size_t capacity, size_t* out_num_states);
+
+/* SetupTrainer: the trainer module of a backbone module (@backbone, param_num, state_num), as
+ * rxt_trainer_create builds before compiling; |legalize| non-zero runs LegalizeOps at the end. */
+RXT_API rxt_status_t rxt_module_setup_trainer(const rxt_module_t* module, const char* loss, const char* loss_options,
+                                              const char* optimizer, const char* optimizer_options, int32_t legalize,
+                                              rxt_context_t* context, rxt_module_t** out_module);
+
+/* BindParams: the parameters of |function| named |names[0..count)| become constants holding
+ * copies of |values| (each must match its parameter's dtype and shape). */
+RXT_API rxt_status_t rxt_module_bind_params(const rxt_module_t* module, const char* function, const char* const* names,
+                                            DLManagedTensor* const* values, size_t count, rxt_module_t** out_module);
+
 /* ---- Building functions (rxt/ir_builder.h): importers written in other languages ---------- */
 
 /* A function under construction, for programs that build IR rather than print text (Python's
@@ -435,7 +481,9 @@ RXT_API rxt_vm_t* rxt_vm_retain(rxt_vm_t* vm);
 RXT_API void rxt_vm_release(rxt_vm_t* vm);
 
 /* Calls |function| with |num_inputs| CPU tensors (borrowed: never deleted nor written; read in
- * place when compact row-major and 64-byte aligned, else copied first). The results
+ * place when compact row-major and 64-byte aligned, else copied first); a parameter of tuple
+ * type takes as many inputs as its fields (nested tuples flattened in order: the seed's
+ * optimizer function takes Tuple(params), Tuple(grads), Tuple(states)). The results
  * go to |outputs[0..*out_num_outputs)|: one tensor, or one per field of a returned tuple
  * (nested tuples flattened in order). The caller owns each output and calls its deleter.
  * If |capacity| is too small nothing is returned: RXT_OUT_OF_RANGE, and *out_num_outputs (if not

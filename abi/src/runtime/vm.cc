@@ -35,6 +35,47 @@ void Flatten(const rxt::Value& value, const std::string& function, std::vector<r
   }
 }
 
+/// The tensors of a tuple parameter (the seed's optimizer takes Tuple(params), Tuple(grads),
+/// Tuple(states)) as a tuple value, taken in order from |flat|, nested tuples too.
+rxt::Value Group(const rxt::TypePattern& pattern, std::vector<rxt::Value>& flat, size_t& next) {
+  if (pattern.kind != rxt::TypePattern::Kind::kTuple) return next < flat.size() ? flat[next++] : rxt::Value();
+  std::vector<rxt::Value> fields;
+  for (const rxt::TypePattern& field : pattern.fields) fields.push_back(Group(field, flat, next));
+  return rxt::Value::Tuple(std::move(fields));
+}
+
+/// Count of tensors a parameter of |pattern| takes: 1, or its tuple's leaves.
+size_t Leaves(const rxt::TypePattern& pattern) {
+  if (pattern.kind != rxt::TypePattern::Kind::kTuple) return 1;
+  size_t n = 0;
+  for (const rxt::TypePattern& field : pattern.fields) n += Leaves(field);
+  return n;
+}
+
+/// |flat| as the function's arguments: a tuple parameter takes as many tensors as its fields
+/// (rxt_vm_invoke's inputs are tensors only). Without tuple parameters, |flat| as it is.
+std::vector<rxt::Value> GroupTupleArguments(const rxt::Executable& exec, const std::string& function,
+                                            std::vector<rxt::Value> flat) {
+  int index = exec.FindFunction(function);
+  if (index < 0) return flat;  // the VM names the missing function
+  const rxt::VMFunction& f = exec.functions[index];
+  size_t num_params = static_cast<size_t>(f.num_params()), needed = 0;
+  bool tuples = false;
+  for (size_t p = 0; p < num_params && p < f.patterns.size(); ++p) {
+    tuples = tuples || f.patterns[p].kind == rxt::TypePattern::Kind::kTuple;
+    needed += Leaves(f.patterns[p]);
+  }
+  if (!tuples) return flat;
+  if (flat.size() != needed) {
+    rxt::Throw(rxt::ErrorCode::kInvalidArgument, function, " takes ", needed, " tensors (its ", num_params,
+               " parameters, tuples flattened), got ", flat.size());
+  }
+  std::vector<rxt::Value> args;
+  size_t next = 0;
+  for (size_t p = 0; p < num_params; ++p) args.push_back(Group(f.patterns[p], flat, next));
+  return args;
+}
+
 /// A VM of |context| (NULL: the default one) that holds a reference to it.
 rxt_vm_t* CreateVM(rxt_context_t* context, const rxt_executable_t& executable, const char* backend) {
   auto handle = std::make_unique<rxt_vm_s>();
@@ -81,9 +122,10 @@ rxt_status_t rxt_vm_invoke(rxt_vm_t* vm, const char* function, DLManagedTensor* 
   RXT_CHECK_ARG(function);
   if (num_inputs > 0) RXT_CHECK_ARG(inputs);
   if (capacity > 0) RXT_CHECK_ARG(outputs);
-  std::vector<rxt::Value> args;
-  args.reserve(num_inputs);
-  for (size_t i = 0; i < num_inputs; ++i) args.push_back(ToArgument(function, i, inputs[i]));
+  std::vector<rxt::Value> flat;
+  flat.reserve(num_inputs);
+  for (size_t i = 0; i < num_inputs; ++i) flat.push_back(ToArgument(function, i, inputs[i]));
+  std::vector<rxt::Value> args = GroupTupleArguments(vm->vm->executable(), function, std::move(flat));
 
   std::vector<rxt::Tensor> results;
   Flatten(vm->vm->Invoke(function, args), function, results);

@@ -106,15 +106,13 @@ IRModule Session::Differentiate(const IRModule& module, const std::string& funct
 }
 
 IRModule Session::RunPasses(const IRModule& module, const std::vector<std::string>& passes) {
-  try {
-    return rxt::RunPasses(module, passes);
-  } catch (const Error& e) {
-    // A missing gradient rule (kUnimplemented), loss or optimizer (kNotFound) may be a plugin's.
-    bool plugin_may_help = e.code() == ErrorCode::kUnimplemented || e.code() == ErrorCode::kNotFound;
-    if (!plugin_may_help || searched_ || !options_.search_path) throw;
-  }
-  LoadSearchPathOnce();
-  return rxt::RunPasses(module, passes);
+  return WithTrainingPlugins([&] { return rxt::RunPasses(module, passes); });
+}
+
+bool Session::MayNeedPlugins(const Error& e) const {
+  // A missing gradient rule (kUnimplemented), loss or optimizer (kNotFound) may be a plugin's.
+  bool plugin_may_help = e.code() == ErrorCode::kUnimplemented || e.code() == ErrorCode::kNotFound;
+  return plugin_may_help && !searched_ && options_.search_path;
 }
 
 void Session::LoadWhatIsMissing(const std::string& backend, const std::optional<std::vector<std::string>>& libraries,

@@ -103,6 +103,19 @@ class Session {
   /// if one fails for want of a gradient rule, a loss or an optimizer, the search path is loaded
   /// (once, unless off) and they run again. Passes by name use the process's plugins (the default context's).
   IRModule RunPasses(const IRModule& module, const std::vector<std::string>& passes);
+  /// Runs |work|, a training transform given plugins() as its TrainingProvider; if it fails for
+  /// want of a gradient rule, a loss or an optimizer, the search path is loaded (once, unless
+  /// off) and it runs again.
+  template <typename Work>
+  auto WithTrainingPlugins(Work&& work) -> decltype(work()) {
+    try {
+      return work();
+    } catch (const Error& e) {
+      if (!MayNeedPlugins(e)) throw;
+    }
+    LoadSearchPathOnce();
+    return work();
+  }
   /// The backend, libraries and options a build of |request| uses (loads plugins as needed).
   BuildOptions Resolve(const BuildRequest& request);
   /// Resolve, then Build (exec/build.h).
@@ -144,6 +157,9 @@ class Session {
   void RequireLibrary(const std::string& library) const;
   /// Loads the search path unless it is off or already loaded.
   void LoadSearchPathOnce();
+  /// Whether |e| is what a missing plugin causes (kUnimplemented: a gradient rule; kNotFound: a
+  /// loss or optimizer) and the search path may still be loaded.
+  bool MayNeedPlugins(const Error& e) const;
   /// Loads the plugins of |exec|'s extern functions that are not loaded: rxt_lib_<library> for
   /// "<library>.<name>" from the search path, then the whole search path if one is still missing.
   void LoadExternPlugins(const Executable& exec);

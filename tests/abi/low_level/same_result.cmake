@@ -1,0 +1,17 @@
+# cmake -DC_PROGRAM=... -DCPP_PROGRAM=... -DMODEL=mlp.rxt -P same_result.cmake: runs both, and
+# requires the same output (three losses and the final parameters' hash), losses that fall.
+execute_process(COMMAND ${C_PROGRAM} RESULT_VARIABLE c_rc OUTPUT_VARIABLE c_out ERROR_VARIABLE c_err)
+execute_process(COMMAND ${CPP_PROGRAM} ${MODEL} RESULT_VARIABLE cpp_rc OUTPUT_VARIABLE cpp_out ERROR_VARIABLE cpp_err)
+message(STATUS "C:\n${c_out}${c_err}C++:\n${cpp_out}${cpp_err}")
+if(NOT c_rc EQUAL 0 OR NOT cpp_rc EQUAL 0)
+  message(FATAL_ERROR "a program failed (C ${c_rc}, C++ ${cpp_rc})")
+endif()
+if(NOT c_out MATCHES "loss 0: ([0-9.e+-]+)\nloss 1: [0-9.e+-]+\nloss 2: ([0-9.e+-]+)\nparams fnv1a [0-9a-f]+\n")
+  message(FATAL_ERROR "unexpected output of the C program")
+endif()
+if(NOT CMAKE_MATCH_2 LESS CMAKE_MATCH_1)
+  message(FATAL_ERROR "the loss did not fall: ${CMAKE_MATCH_1} -> ${CMAKE_MATCH_2}")
+endif()
+if(NOT c_out STREQUAL cpp_out)
+  message(FATAL_ERROR "the C ABI and the C++ API differ")
+endif()
