@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../borrowed_tensor.h"
+
 typedef struct {
   float x[64 * 784];
   int64_t y[64];
@@ -16,18 +18,6 @@ typedef struct {
   DLManagedTensor x_tensor, y_tensor, param_tensors[6];
 } seed_data_t;
 
-static DLManagedTensor seed_tensor(void* data, DLDataTypeCode code, int bits, int ndim, int64_t* shape) {
-  DLManagedTensor t;
-  memset(&t, 0, sizeof t);
-  t.dl_tensor.data = data;
-  t.dl_tensor.device.device_type = kDLCPU;
-  t.dl_tensor.ndim = ndim;
-  t.dl_tensor.dtype.code = (uint8_t)code;
-  t.dl_tensor.dtype.bits = (uint8_t)bits;
-  t.dl_tensor.dtype.lanes = 1;
-  t.dl_tensor.shape = shape;
-  return t;
-}
 
 static void seed_data_init(seed_data_t* d) {
   float* params[6];
@@ -37,14 +27,14 @@ static void seed_data_init(seed_data_t* d) {
   for (i = 0; i < 64 * 784; ++i) d->x[i] = (float)((i * 7919) % 255) / 255.0f;
   for (i = 0; i < 64; ++i) d->y[i] = (i * 7) % 10;
   d->x_shape[0] = 64, d->x_shape[1] = 784, d->y_shape[0] = 64;
-  d->x_tensor = seed_tensor(d->x, kDLFloat, 32, 2, d->x_shape);
-  d->y_tensor = seed_tensor(d->y, kDLInt, 64, 1, d->y_shape);
+  d->x_tensor = borrowed_tensor(d->x, kDLFloat, 32, 2, d->x_shape);
+  d->y_tensor = borrowed_tensor(d->y, kDLInt, 64, 1, d->y_shape);
   for (k = 0; k < 6; ++k) {
     int ndim = dims[k][1] == 0 ? 1 : 2;
     int64_t count = ndim == 1 ? dims[k][0] : dims[k][0] * dims[k][1];
     for (i = 0; i < count; ++i) params[k][i] = (float)((i * 31 + k * 17) % 101 - 50) / 1000.0f;
     d->param_shapes[k][0] = dims[k][0], d->param_shapes[k][1] = dims[k][1];
-    d->param_tensors[k] = seed_tensor(params[k], kDLFloat, 32, ndim, d->param_shapes[k]);
+    d->param_tensors[k] = borrowed_tensor(params[k], kDLFloat, 32, ndim, d->param_shapes[k]);
   }
 }
 

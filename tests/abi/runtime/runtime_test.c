@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "borrowed_tensor.h"
+#include "../borrowed_tensor.h"
 #include "rxt/rxt.h"
 
 static int failures = 0;

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <zlib.h>
 
-#include "borrowed_tensor.h"
+#include "../borrowed_tensor.h"
 #include "rxt/rxt.h"
 
 static int fail(const char* what, rxt_status_t status) {

@@ -1,7 +1,7 @@
 /* A DLManagedTensor over the caller's CPU buffer (no deleter: rxt copies or borrows it only
  * for the call), for the C programs of these tests. */
-#ifndef RXT_TESTS_ABI_RUNTIME_BORROWED_TENSOR_H
-#define RXT_TESTS_ABI_RUNTIME_BORROWED_TENSOR_H
+#ifndef RXT_TESTS_ABI_BORROWED_TENSOR_H
+#define RXT_TESTS_ABI_BORROWED_TENSOR_H
 
 #include <dlpack/dlpack.h>
 #include <string.h>
