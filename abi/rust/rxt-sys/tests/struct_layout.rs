@@ -1,6 +1,6 @@
 //! The structs rxt-sys declares have the layout the C compiler gives rxt.h's: a small C program
-//! compiled against the header ($CC, else cc; DLPack from $RXT_DLPACK_INCLUDE_DIR or the
-//! compiler's default path) prints each struct's size, alignment and field offsets and each
+//! compiled against the header ($CC, else cc; DLPack from $RXT_DLPACK_INCLUDE_DIR, a CMake list,
+//! or the compiler's default path) prints each struct's size, alignment and field offsets and each
 //! enum's size, which must equal Rust's. (header_drift.rs compares the declarations' text; this
 //! checks that the mapping of C types to Rust types behind it is right on this target.)
 mod common;
@@ -131,8 +131,9 @@ fn compile_and_run(source: &str) -> String {
     let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
     let mut command = Command::new(&compiler);
     command.arg("-std=c11").arg("-I").arg(&include);
-    if let Some(dlpack) = std::env::var_os("RXT_DLPACK_INCLUDE_DIR").filter(|d| !d.is_empty()) {
-        command.arg("-I").arg(dlpack);
+    // (a CMake list: directories separated by ';')
+    for dir in std::env::var("RXT_DLPACK_INCLUDE_DIR").unwrap_or_default().split(';').filter(|d| !d.is_empty()) {
+        command.arg("-I").arg(dir);
     }
     let output = command
         .arg(&c_file)
