@@ -160,7 +160,9 @@ pub(crate) fn call_with_outputs(
         let mut raw = vec![std::ptr::null_mut(); capacity];
         let mut count = 0usize;
         match check(call(raw.as_mut_ptr(), capacity, &mut count)) {
-            Ok(()) => return Ok(raw[..count].iter().filter_map(|&t| unsafe { Tensor::from_raw(t) }).collect()),
+            Ok(()) => {
+                return Ok(raw[..count.min(capacity)].iter().filter_map(|&t| unsafe { Tensor::from_raw(t) }).collect())
+            }
             Err(e) if e.code == Code::OutOfRange && count > capacity => capacity = count,
             Err(e) => return Err(e),
         }

@@ -33,7 +33,11 @@ fn ill_formed_module_fails_verify() {
 }
 ";
     let module = Module::parse(text, "ill.rxt").unwrap();
-    assert_error(module.verify(), Code::InvalidArgument, "");
+    assert_error(
+        module.verify(),
+        Code::InvalidArgument,
+        "ill.rxt:3:19: @main: impure call to print inside a dataflow block",
+    );
 }
 
 #[test]
