@@ -49,12 +49,15 @@ impl Vm {
         Ok(Vm { raw, _executable: executable.clone() })
     }
 
-    /// Calls |function|: one result tensor, or one per field of a returned tuple. Errors name the
-    /// function and the argument (wrong count, dtype, shape).
+    /// Calls |function|: one result tensor, or one per field of a returned tuple (nested tuples
+    /// flattened). Errors name the function and the argument (wrong count, dtype, shape). A
+    /// function returning more than 16 tensors runs twice (the first results do not fit).
     pub fn invoke(&mut self, function: &str, inputs: &[TensorRef<'_>]) -> Result<Vec<Tensor>> {
         let function = c_string(function, "function name")?;
         let inputs = dlpack_array(inputs);
-        call_with_outputs(4, |outputs, capacity, count| unsafe {
+        // rxt.h has no way to ask how many tensors a function returns: room for 16, and a
+        // function returning more runs again with room for what it said (call_with_outputs).
+        call_with_outputs(16, |outputs, capacity, count| unsafe {
             sys::rxt_vm_invoke(
                 self.raw.as_ptr(),
                 function.as_ptr(),
