@@ -25,10 +25,13 @@ if [[ ! -x "$cargo" ]]; then
   echo "run_cargo.sh: no cargo (found none when configuring; scripts/bootstrap.sh installs Debian's): skipped"
   exit 77
 fi
-# The rustc beside this cargo (rustup's proxy or Debian's /usr/bin/rustc): the pair they came in.
-if [[ -x "$(dirname "$cargo")/rustc" ]]; then
-  export RUSTC="$(dirname "$cargo")/rustc"
-fi
+# The rustc and rustdoc beside this cargo (rustup's proxies, or Debian's in /usr/bin), not the
+# first on PATH: cargo would mix two compilers' metadata.
+for tool in rustc rustdoc; do
+  if [[ -x "$(dirname "$cargo")/$tool" ]]; then
+    export "${tool^^}=$(dirname "$cargo")/$tool"
+  fi
+done
 export CARGO_NET_OFFLINE=true
 if ((${#expects[@]} == 0)); then
   exec "$cargo" "$@"

@@ -27,7 +27,7 @@ pub enum LogLevel {
 pub type LogFn = fn(LogLevel, &str, &str);
 
 /// What `Context::new` makes. `Default` is rxt's defaults.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct ContextOptions {
     /// Kernel threads, the caller's included; 0: the process pool (RXT_NUM_THREADS or every core).
     pub num_threads: i32,
@@ -37,6 +37,18 @@ pub struct ContextOptions {
     pub plugins: Vec<PathBuf>,
     /// None: warnings and errors to stderr.
     pub log: Option<LogFn>,
+}
+
+// By hand: rustc 1.63 derives no Debug for a higher-ranked fn pointer (LogFn).
+impl std::fmt::Debug for ContextOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ContextOptions")
+            .field("num_threads", &self.num_threads)
+            .field("search_path", &self.search_path)
+            .field("plugins", &self.plugins)
+            .field("log", &self.log.map(|log| log as *const ()))
+            .finish()
+    }
 }
 
 impl Default for ContextOptions {
