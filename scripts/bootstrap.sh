@@ -52,6 +52,9 @@ packages=(
   python3-setuptools    # the package's build backend for that pip install
   # --- Go (issue 16)
   golang-go             # Go 1.19 with cgo: the Go binding abi/go and its tests (go test -race, tests/abi/go)
+  # --- Rust (issue 16; the bindings build with std only, so no crate is downloaded)
+  rustc                 # Rust 1.63: the oldest compiler abi/rust supports (a newer one on PATH is used first)
+  cargo                 # builds and tests abi/rust offline (the rust_ tests of ctest)
 )
 
 # shellcheck source=apt_install.sh

@@ -1,0 +1,72 @@
+//! What `Trainer::new` builds: the loss, the optimizer (names and options in the attribute
+//! syntax), the backend and the build's tuning (docs/abi.md, "Training: the trainer").
+use std::ffi::CString;
+use std::ptr;
+
+use rxt_sys as sys;
+
+use crate::context::Context;
+use crate::error::Result;
+use crate::options::defaults;
+use crate::text::{c_string_or_null, ptr_or_null};
+
+/// Options of a trainer; None: rxt's default. For a trainer module (made by SetupTrainer) the
+/// loss and optimizer are ignored.
+#[derive(Clone, Debug, Default)]
+pub struct TrainerOptions {
+    /// None: "cpu" if a loaded plugin provides it, else "reference".
+    pub backend: Option<String>,
+    /// e.g. "cross_entropy", "mse".
+    pub loss: Option<String>,
+    /// e.g. "reduction=\"sum\"".
+    pub loss_options: Option<String>,
+    /// e.g. "sgd", "adam", or a plugin's ("lion").
+    pub optimizer: Option<String>,
+    /// e.g. "lr=0.01, weight_decay=0.01".
+    pub optimizer_options: Option<String>,
+    /// Default 2.
+    pub opt_level: Option<i32>,
+    /// Kernel libraries ("dnnl"), "none"; None: the backend's default.
+    pub libraries: Option<String>,
+    /// Whose plugins build it and whose threads it runs on; None: the default context.
+    pub context: Option<Context>,
+}
+
+impl TrainerOptions {
+    /// Options for a backbone trained with |loss| and |optimizer|.
+    pub fn new(loss: &str, optimizer: &str) -> TrainerOptions {
+        TrainerOptions { loss: Some(loss.to_string()), optimizer: Some(optimizer.to_string()), ..Default::default() }
+    }
+}
+
+/// The C struct of |options| with the strings it points to (which must outlive its use).
+pub(crate) struct CTrainerOptions {
+    pub(crate) options: sys::rxt_trainer_options_t,
+    _strings: Vec<Option<CString>>,
+}
+
+impl CTrainerOptions {
+    pub(crate) fn new(options: &TrainerOptions) -> Result<CTrainerOptions> {
+        let strings = vec![
+            c_string_or_null(options.backend.as_deref(), "backend")?,
+            c_string_or_null(options.loss.as_deref(), "loss")?,
+            c_string_or_null(options.loss_options.as_deref(), "loss options")?,
+            c_string_or_null(options.optimizer.as_deref(), "optimizer")?,
+            c_string_or_null(options.optimizer_options.as_deref(), "optimizer options")?,
+            c_string_or_null(options.libraries.as_deref(), "libraries")?,
+        ];
+        let mut c = defaults(sys::rxt_trainer_options_init);
+        c.backend = ptr_or_null(&strings[0]);
+        c.loss = ptr_or_null(&strings[1]);
+        c.loss_options = ptr_or_null(&strings[2]);
+        c.optimizer = ptr_or_null(&strings[3]);
+        c.optimizer_options = ptr_or_null(&strings[4]);
+        c.libraries = ptr_or_null(&strings[5]);
+        if let Some(level) = options.opt_level {
+            c.opt_level = level;
+        }
+        c.context = options.context.as_ref().map_or(ptr::null_mut(), Context::raw);
+        // The CStrings' buffers are on the heap: moving the Vec keeps the pointers valid.
+        Ok(CTrainerOptions { options: c, _strings: strings })
+    }
+}
