@@ -2,7 +2,7 @@
 use std::ffi::c_void;
 use std::os::raw::{c_char, c_int};
 
-use crate::{rxt_context_t, rxt_status_t};
+use crate::{rxt_context_t, rxt_status_t, DLManagedTensor};
 
 #[repr(C)]
 pub struct rxt_module_t {
@@ -98,6 +98,59 @@ extern "C" {
         names: *const *const c_char,
         count: usize,
         options: *const rxt_pass_options_t,
+        out_module: *mut *mut rxt_module_t,
+    ) -> rxt_status_t;
+
+    // Training transforms, one call each.
+    pub fn rxt_module_append_loss(
+        module: *const rxt_module_t,
+        function: *const c_char,
+        loss: *const c_char,
+        loss_options: *const c_char,
+        num_backbone_outputs: i32,
+        new_function: *const c_char,
+        context: *mut rxt_context_t,
+        out_module: *mut *mut rxt_module_t,
+    ) -> rxt_status_t;
+    pub fn rxt_module_gradient(
+        module: *const rxt_module_t,
+        function: *const c_char,
+        require_grads: *const *const c_char,
+        num_require_grads: usize,
+        target_index: i32,
+        context: *mut rxt_context_t,
+        out_module: *mut *mut rxt_module_t,
+    ) -> rxt_status_t;
+    pub fn rxt_module_add_optimizer(
+        module: *const rxt_module_t,
+        optimizer: *const c_char,
+        options: *const c_char,
+        function: *const c_char,
+        params: *const *const c_char,
+        num_params: usize,
+        new_function: *const c_char,
+        context: *mut rxt_context_t,
+        out_module: *mut *mut rxt_module_t,
+        out_states: *mut *mut DLManagedTensor,
+        capacity: usize,
+        out_num_states: *mut usize,
+    ) -> rxt_status_t;
+    pub fn rxt_module_setup_trainer(
+        module: *const rxt_module_t,
+        loss: *const c_char,
+        loss_options: *const c_char,
+        optimizer: *const c_char,
+        optimizer_options: *const c_char,
+        legalize: i32,
+        context: *mut rxt_context_t,
+        out_module: *mut *mut rxt_module_t,
+    ) -> rxt_status_t;
+    pub fn rxt_module_bind_params(
+        module: *const rxt_module_t,
+        function: *const c_char,
+        names: *const *const c_char,
+        values: *const *mut DLManagedTensor,
+        count: usize,
         out_module: *mut *mut rxt_module_t,
     ) -> rxt_status_t;
 
