@@ -6,7 +6,7 @@
  *
  * Trains on the first NUM_IMAGES images of an IDX pair (Fashion-MNIST: pixels / 255 as float32,
  * labels as int64 class indices), one pass in order, then saves the parameters as a checkpoint
- * at OUT. Prints the loss of the first and last steps and the time from the process's start to
+ * at OUT (a trainer file if OUT ends in .rxtt: tests/bindings compares it with Rust's and Go's). Prints the loss of the first and last steps and the time from the process's start to
  * the end of the first step. With --no-compiler it also fails if the process maps libLLVM,
  * librxt.so or a backend plugin (/proc/self/maps). */
 #define _GNU_SOURCE /* CLOCK_BOOTTIME */
@@ -170,7 +170,12 @@ int main(int argc, char** argv) {
       }
     }
   }
-  if ((s = rxt_trainer_save_checkpoint(trainer, argv[6])) != NULL) return fail(argv[6], s);
+  {
+    size_t length = strlen(argv[6]);
+    int trainer_file = length > 5 && strcmp(argv[6] + length - 5, ".rxtt") == 0;
+    s = trainer_file ? rxt_trainer_save(trainer, argv[6]) : rxt_trainer_save_checkpoint(trainer, argv[6]);
+    if (s != NULL) return fail(argv[6], s);
+  }
   printf("steps %ld, loss %.6f -> %.6f, first step done %.3f s after the process started\n", steps, first_loss, loss,
          first_step_done);
   if (no_compiler && maps_any(compiler_libraries, 3, found, sizeof found)) {
