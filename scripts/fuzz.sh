@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all_targets=(ir_text ir_structured ir_build executable trainer_file kernel_format npy idx safetensors checkpoint plugin_descriptor pass_list
+all_targets=(ir_text ir_structured ir_build executable trainer_file kernel_format npy idx safetensors checkpoint plugin_descriptor extern_plugins pass_list
              onnx_import)
 # Run by name only: libtorch's own bugs (a bad free, a timeout in its unpickler; docs/fuzzing.md)
 # stop this target within minutes, so it is not part of the default run.

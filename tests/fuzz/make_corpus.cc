@@ -270,6 +270,7 @@ int main(int argc, char** argv) {
     Checkpoints();
     TrainerFiles();
     RandomSeeds("plugin_descriptor", {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+    RandomSeeds("extern_plugins", {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
     RandomSeeds("ir_structured", {1, 2, 6, 7});
     StructuredSeeds();
   } catch (const rxt::Error& e) {

@@ -19,6 +19,7 @@
 
 #include "../../core/src/plugin/abi2.h"
 #include "fuzz_util.h"
+#include "plugin_memory.h"
 #include "rxt/plugin/plugin_host.h"
 #include "rxt/plugin/plugin_kernel_provider.h"
 #include "rxt/support/c_status.h"
@@ -29,41 +30,14 @@ namespace {
 namespace abi2 = rxt::plugin_detail::abi2;
 using rxt::fuzz::FuzzInput;
 
-// Storage for one plugin's structs and strings, alive while its host is.
-struct PluginMemory {
-  std::vector<std::unique_ptr<std::vector<unsigned char>>> blocks;
-  std::vector<std::unique_ptr<std::string>> strings;
+using rxt::fuzz::PluginMemory;
+using rxt::fuzz::Sized;
+using rxt::fuzz::StructSize;
 
-  /// A block of exactly |size| bytes (at least 1), zeroed.
-  unsigned char* Block(size_t size) {
-    blocks.push_back(std::make_unique<std::vector<unsigned char>>(std::max<size_t>(size, 1)));
-    return blocks.back()->data();
-  }
-  /// NULL, or a NUL-terminated copy of up to 24 fuzz bytes (stopping at a NUL among them).
-  const char* Name(FuzzInput& in) {
-    if (in.Int(0, 7) == 0) return nullptr;
-    strings.push_back(std::make_unique<std::string>(in.String(24)));
-    return strings.back()->c_str();
-  }
-};
-
-// A struct_size as plugins get it wrong: exact, too small for some fields, larger (a newer plugin).
-size_t StructSize(FuzzInput& in, size_t full) {
-  switch (in.Int(0, 3)) {
-    case 0: return full;
-    case 1: return full + in.Int(1, 64);
-    default: return static_cast<size_t>(in.Range(0, full));
-  }
-}
-
-// Copies |value| into a block of max(sizeof(size_t), min(claimed, sizeof value)) bytes: the
-// host may read the fields inside the claimed size only.
-template <typename T>
-const T* Sized(PluginMemory& memory, const T& value, size_t claimed) {
-  size_t bytes = std::max(sizeof(size_t), std::min(claimed, sizeof(T)));
-  unsigned char* block = memory.Block(bytes);
-  std::memcpy(block, &value, bytes);
-  return reinterpret_cast<const T*>(block);
+/// NULL, or a NUL-terminated copy of up to 24 fuzz bytes (stopping at a NUL among them).
+const char* Name(FuzzInput& in, PluginMemory& memory) {
+  if (in.Int(0, 7) == 0) return nullptr;
+  return memory.Keep(in.String(24));
 }
 
 // ---- Functions of the fuzzed vtables. They must never run successfully: their items' failures
@@ -110,8 +84,8 @@ VTable Named(FuzzInput& in, PluginMemory& memory, size_t* claimed) {
   VTable v{};
   *claimed = StructSize(in, sizeof v);
   v.struct_size = *claimed;
-  v.name = memory.Name(in);
-  v.summary = memory.Name(in);
+  v.name = Name(in, memory);
+  v.summary = Name(in, memory);
   v.state = in.Int(0, 3) == 0 ? &memory : nullptr;
   return v;
 }
@@ -171,17 +145,17 @@ const rxt_op_t* Op(FuzzInput& in, PluginMemory& memory) {
   v.num_inputs = in.Int(-1, 3);
   if (in.Int(0, 7) != 0 && v.num_inputs > 0) {
     auto* inputs = reinterpret_cast<const char**>(memory.Block(static_cast<size_t>(v.num_inputs) * sizeof(char*)));
-    for (int i = 0; i < v.num_inputs; ++i) inputs[i] = in.Bool() ? "x" : memory.Name(in);
+    for (int i = 0; i < v.num_inputs; ++i) inputs[i] = in.Bool() ? "x" : Name(in, memory);
     v.inputs = inputs;
   }
   v.num_attrs = in.Int(-1, 3);
   if (in.Int(0, 7) != 0 && v.num_attrs > 0) {
     auto* attrs = reinterpret_cast<rxt_op_attr_t*>(memory.Block(static_cast<size_t>(v.num_attrs) * sizeof(rxt_op_attr_t)));
     for (int a = 0; a < v.num_attrs; ++a) {
-      attrs[a].name = in.Bool() ? "alpha" : memory.Name(in);
+      attrs[a].name = in.Bool() ? "alpha" : Name(in, memory);
       attrs[a].kind = static_cast<rxt_attr_kind_t>(in.Int(-1, 9));
-      attrs[a].default_value = memory.Name(in);  // any bytes: text of the attribute syntax, or not
-      attrs[a].doc = memory.Name(in);
+      attrs[a].default_value = Name(in, memory);  // any bytes: text of the attribute syntax, or not
+      attrs[a].doc = Name(in, memory);
     }
     v.attrs = attrs;
   }
@@ -206,7 +180,7 @@ const abi2::Backend* BackendV2(FuzzInput& in, PluginMemory& memory, const char* 
   abi2::Backend backend{};
   size_t claimed = StructSize(in, sizeof backend);
   backend.struct_size = claimed;
-  backend.name = in.Bool() ? item_name : memory.Name(in);
+  backend.name = in.Bool() ? item_name : Name(in, memory);
   backend.load_kernel = Maybe(in, &RefuseKernelV2);
   backend.call_kernel = Maybe(in, &CallNothingV2);
   backend.free_kernel = Maybe(in, &FreeNothing);
@@ -220,8 +194,8 @@ abi2::Item* ItemsV2(FuzzInput& in, PluginMemory& memory, size_t count, bool back
   for (size_t i = 0; i < count; ++i) {
     abi2::Item& item = items[i];
     item.struct_size = StructSize(in, sizeof item);
-    item.name = memory.Name(in);
-    item.summary = memory.Name(in);
+    item.name = Name(in, memory);
+    item.summary = Name(in, memory);
     if (backends) item.user_data = const_cast<abi2::Backend*>(BackendV2(in, memory, item.name));
   }
   return items;
@@ -250,7 +224,7 @@ void CallHost(FuzzInput& in, PluginMemory& memory, const rxt_host_api_t* api) {
       case 3: status = api->register_backend(api->host, in.Int(0, 7) == 0 ? nullptr : Backend(in, memory)); break;
       case 4: status = api->register_extern(api->host, in.Int(0, 7) == 0 ? nullptr : Extern(in, memory)); break;
       case 11: status = api->register_op(api->host, in.Int(0, 7) == 0 ? nullptr : Op(in, memory)); break;
-      case 5: api->log(api->host, static_cast<rxt_log_level_t>(in.Int(-1, 5)), memory.Name(in)); break;
+      case 5: api->log(api->host, static_cast<rxt_log_level_t>(in.Int(-1, 5)), Name(in, memory)); break;
       case 6: {
         // Version 2's extern registration, failing only (no name or no function).
         auto register_extern = reinterpret_cast<abi2::RegisterExternFn>(api->abi2_register_extern);
@@ -284,9 +258,9 @@ const rxt_plugin_descriptor_t* DescriptorV3(FuzzInput& in, PluginMemory& memory,
   size_t claimed = StructSize(in, sizeof d);
   d.struct_size = claimed;
   d.abi_version = version;
-  d.name = memory.Name(in);
-  d.version = memory.Name(in);
-  d.summary = memory.Name(in);
+  d.name = Name(in, memory);
+  d.version = Name(in, memory);
+  d.summary = Name(in, memory);
   // A count without an array, now and then.
   auto list = [&](auto** array, size_t* count, auto make) {
     *count = static_cast<size_t>(in.Int(0, 3));
@@ -308,9 +282,9 @@ const rxt_plugin_descriptor_t* DescriptorV2(FuzzInput& in, PluginMemory& memory,
   size_t claimed = StructSize(in, sizeof d);
   d.struct_size = claimed;
   d.abi_version = version;
-  d.name = memory.Name(in);
-  d.version = memory.Name(in);
-  d.summary = memory.Name(in);
+  d.name = Name(in, memory);
+  d.version = Name(in, memory);
+  d.summary = Name(in, memory);
   const abi2::Item** lists[] = {&d.optimizers, &d.losses, &d.gradients, &d.backends};
   size_t* counts[] = {&d.num_optimizers, &d.num_losses, &d.num_gradients, &d.num_backends};
   for (int k = 0; k < 4; ++k) {

@@ -3,10 +3,10 @@
 #include <dlfcn.h>
 
 #include <filesystem>
-#include <fstream>
 #include <system_error>
 
 #include "plugin_record.h"
+#include "rxt/runtime/shared_object_check.h"
 
 namespace rxt::plugin_detail {
 namespace {
@@ -17,13 +17,6 @@ namespace fs = std::filesystem;
   Throw(code, "plugin ", path, ": ", problem);
 }
 
-bool HasElfHeader(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  char magic[4] = {};
-  file.read(magic, sizeof(magic));
-  return file.gcount() == 4 && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' && magic[3] == 'F';
-}
-
 }  // namespace
 
 std::shared_ptr<PluginRecord> OpenPluginLibrary(const std::string& path) {
@@ -31,8 +24,8 @@ std::shared_ptr<PluginRecord> OpenPluginLibrary(const std::string& path) {
   auto status = fs::status(path, ec);
   if (ec || !fs::exists(status)) Fail(ErrorCode::kNotFound, path, "no such file");
   if (!fs::is_regular_file(status)) Fail(ErrorCode::kInvalidArgument, path, "not a regular file");
-  // dlopen's own message for a text file is cryptic; say what is wrong first.
-  if (!HasElfHeader(path)) Fail(ErrorCode::kInvalidArgument, path, "not a shared library (no ELF header)");
+  // dlopen's own message for a text file or another architecture is cryptic; say what is wrong first.
+  CheckSharedObjectFile(path, StrCat("plugin ", path));
 
   auto record = std::make_shared<PluginRecord>();
   record->path = path;

@@ -2,6 +2,9 @@
 
 #include <dlfcn.h>
 #include <sys/mman.h>
+#if defined(__aarch64__)
+#include <sys/auxv.h>
+#endif
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,6 +15,7 @@
 #include "rxt/compiled_kernel.h"
 #include "rxt/plugin_support/kernel_binding.h"
 #include "rxt/runtime/memory_limit.h"
+#include "rxt/runtime/shared_object_check.h"
 #include "rxt/runtime/thread_pool.h"
 #include "rxt/support/error.h"
 
@@ -30,13 +34,15 @@ struct AotKernelProvider::Library {
 
 namespace {
 
-// The CPU features __builtin_cpu_supports can ask about, by LLVM's names. A library compiled
-// with one of them ("+avx512f" in its target_features) cannot run where it is missing.
+// The CPU features this machine has or lacks, by LLVM's names. A library compiled with one of
+// them ("+avx512f", "+sve" in its target_features) cannot run where it is missing; features
+// not listed here are not checked.
 struct CpuFeature {
   const char* name;
   bool present;
 };
 
+#if defined(__x86_64__) || defined(__i386__)
 // Clang before 16 rejects these newer names in __builtin_cpu_supports (the fuzz build uses clang
 // 14, and runs no ahead-of-time library): there they read as absent.
 #if defined(__clang__) && __clang_major__ < 16
@@ -69,6 +75,32 @@ std::vector<CpuFeature> HostCpuFeatures() {
       {"lzcnt", RXT_CPU_SUPPORTS_NEWER("lzcnt")},
   };
 }
+#elif defined(__aarch64__)
+// What the kernel says the CPU has (getauxval's hardware capability bits).
+std::vector<CpuFeature> HostCpuFeatures() {
+  const unsigned long hwcap = getauxval(AT_HWCAP), hwcap2 = getauxval(AT_HWCAP2);
+  std::vector<CpuFeature> features = {
+      {"neon", (hwcap & HWCAP_ASIMD) != 0},        {"fp-armv8", (hwcap & HWCAP_FP) != 0},
+      {"crc", (hwcap & HWCAP_CRC32) != 0},         {"aes", (hwcap & HWCAP_AES) != 0},
+      {"sha2", (hwcap & HWCAP_SHA2) != 0},         {"lse", (hwcap & HWCAP_ATOMICS) != 0},
+      {"rdm", (hwcap & HWCAP_ASIMDRDM) != 0},      {"fullfp16", (hwcap & HWCAP_ASIMDHP) != 0},
+      {"dotprod", (hwcap & HWCAP_ASIMDDP) != 0},   {"sve", (hwcap & HWCAP_SVE) != 0},
+  };
+#ifdef HWCAP2_SVE2
+  features.push_back({"sve2", (hwcap2 & HWCAP2_SVE2) != 0});
+#endif
+#ifdef HWCAP2_I8MM
+  features.push_back({"i8mm", (hwcap2 & HWCAP2_I8MM) != 0});
+#endif
+#ifdef HWCAP2_BF16
+  features.push_back({"bf16", (hwcap2 & HWCAP2_BF16) != 0});
+#endif
+  (void)hwcap2;
+  return features;
+}
+#else
+std::vector<CpuFeature> HostCpuFeatures() { return {}; }
+#endif
 
 // The features |features| ("+avx2,-avx512f,...") enables that this CPU lacks, comma-separated.
 std::string MissingCpuFeatures(const char* features) {
@@ -120,6 +152,7 @@ AotKernelProvider::AotKernelProvider(const std::string& path, std::string backen
 AotKernelProvider::AotKernelProvider(const std::string& path, const std::string& where, std::string backend)
     : library_(std::make_shared<Library>()), backend_(std::move(backend)) {
   library_->path = path;
+  CheckSharedObjectFile(path, where);
   library_->handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (library_->handle == nullptr) {
     const char* why = dlerror();

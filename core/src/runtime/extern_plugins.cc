@@ -8,10 +8,11 @@
 #include <cstddef>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
+#include <set>
 
 #include "rxt/plugin.h"
+#include "rxt/runtime/shared_object_check.h"
 #include "rxt/runtime/thread_pool.h"
 #include "rxt/support/c_status.h"
 #include "rxt/support/error.h"
@@ -85,13 +86,6 @@ rxt_host_api_t MakeHostApi(Registration* host) {
   return api;
 }
 
-bool HasElfHeader(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  char magic[4] = {};
-  file.read(magic, sizeof(magic));
-  return file.gcount() == 4 && std::memcmp(magic, "\x7f" "ELF", 4) == 0;
-}
-
 /// The plugin's extern functions: the descriptor's list, then those registered by call.
 std::vector<const rxt_extern_t*> ExternsOf(const rxt_plugin_descriptor_t& d, const Registration& host,
                                            const std::string& where) {
@@ -115,19 +109,25 @@ std::vector<const rxt_extern_t*> ExternsOf(const rxt_plugin_descriptor_t& d, con
 
 }  // namespace
 
+struct ExternPlugins::Loaded {
+  std::string key;
+  std::string name;
+  Registration host;
+  rxt_host_api_t api{};
+  std::shared_ptr<void> library;  // last: unloaded after the rest is gone
+};
+
 std::string ExternPlugins::Load(const std::string& path) {
   std::lock_guard<std::mutex> lock(mutex_);
   std::error_code ec;
   std::string absolute = fs::weakly_canonical(fs::absolute(path), ec).string();
   if (ec) absolute = fs::absolute(path).lexically_normal().string();
-  for (const auto& [loaded_path, name] : loaded_) {
-    if (loaded_path == absolute) return name;
-  }
+  if (std::string name = LoadedName(absolute); !name.empty()) return name;
   const std::string where = StrCat("plugin ", absolute);
   auto status = fs::status(absolute, ec);
   if (ec || !fs::exists(status)) Throw(ErrorCode::kNotFound, where, ": no such file");
   if (!fs::is_regular_file(status)) Throw(ErrorCode::kInvalidArgument, where, ": not a regular file");
-  if (!HasElfHeader(absolute)) Throw(ErrorCode::kInvalidArgument, where, ": not a shared library (no ELF header)");
+  CheckSharedObjectFile(absolute, where);
 
   dlerror();
   void* raw = dlopen(absolute.c_str(), RTLD_LAZY | RTLD_LOCAL);
@@ -140,9 +140,32 @@ std::string ExternPlugins::Load(const std::string& path) {
   if (entry == nullptr) {
     Throw(ErrorCode::kNotFound, where, ": has no entry point '" RXT_PLUGIN_ENTRY_SYMBOL "' (is it an rxt plugin?)");
   }
+  return Register(absolute, where, entry, std::move(library));
+}
 
-  Registration host;
-  rxt_host_api_t api = MakeHostApi(&host);
+std::string ExternPlugins::LoadLinked(const std::string& name, rxt_plugin_entry_fn_t entry) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (std::string loaded = LoadedName(name); !loaded.empty()) return loaded;
+  if (entry == nullptr) Throw(ErrorCode::kInvalidArgument, "plugin ", name, ": no entry point given");
+  return Register(name, StrCat("plugin ", name), entry, nullptr);
+}
+
+std::string ExternPlugins::LoadedName(const std::string& key) const {
+  for (const auto& plugin : loaded_) {
+    if (plugin->key == key) return plugin->name;
+  }
+  return "";
+}
+
+std::string ExternPlugins::Register(const std::string& key, const std::string& where, rxt_plugin_entry_fn_t entry,
+                                    std::shared_ptr<void> library) {
+  // The host API outlives the entry point: a plugin may keep it while it is loaded.
+  auto plugin = std::make_shared<Loaded>();
+  plugin->key = key;
+  plugin->library = std::move(library);
+  plugin->api = MakeHostApi(&plugin->host);
+  Registration& host = plugin->host;
+  rxt_host_api_t& api = plugin->api;
   host.registering = true;
   const rxt_plugin_descriptor_t* d = nullptr;
   try {
@@ -167,26 +190,26 @@ std::string ExternPlugins::Load(const std::string& path) {
   }
   std::string name = d->name;
   std::vector<const rxt_extern_t*> externs = ExternsOf(*d, host, where);
-  for (size_t i = 0; i < externs.size(); ++i) {
-    for (size_t j = 0; j < i; ++j) {
-      if (std::strcmp(externs[i]->name, externs[j]->name) == 0) {
-        Throw(ErrorCode::kAlreadyExists, where, ": registers extern function '", externs[i]->name, "' twice");
-      }
+  std::set<std::string> names;
+  for (const rxt_extern_t* e : externs) {
+    if (!names.insert(e->name).second) {
+      Throw(ErrorCode::kAlreadyExists, where, ": registers extern function '", e->name, "' twice");
     }
-    if (registry_.HasOwn(externs[i]->name)) {
-      Throw(ErrorCode::kAlreadyExists, where, ": extern function '", externs[i]->name, "' is already registered");
+    if (registry_.HasOwn(e->name)) {
+      Throw(ErrorCode::kAlreadyExists, where, ": extern function '", e->name, "' is already registered");
     }
   }
-  // Each function keeps the library loaded while the registry holds it.
+  // Each function keeps the plugin (its library, its host API) loaded while the registry holds it.
   for (const rxt_extern_t* e : externs) {
     rxt_extern_fn_t function = e->function;
     void* state = e->state;
-    registry_.Register(e->name, [function, state, context = StrCat("extern function '", e->name, "'"), library](
+    registry_.Register(e->name, [function, state, context = StrCat("extern function '", e->name, "'"), plugin](
                                     DLTensor* const* args, int num_args) {
       ThrowIfFailed(function(state, args, num_args), context);
     });
   }
-  loaded_.emplace_back(absolute, name);
+  plugin->name = name;
+  loaded_.push_back(plugin);
   return name;
 }
 
@@ -222,7 +245,7 @@ std::vector<std::string> ExternPlugins::LoadFor(const std::vector<std::string>& 
 std::vector<std::string> ExternPlugins::Names() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<std::string> names;
-  for (const auto& [path, name] : loaded_) names.push_back(name);
+  for (const auto& plugin : loaded_) names.push_back(plugin->name);
   return names;
 }
 

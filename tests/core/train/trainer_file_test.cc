@@ -124,7 +124,7 @@ TEST(TrainerFile, AKernelLibraryThatIsNotOneIsRefused) {
   TrainerFile file = TrainerFile::Deserialize(bytes.data(), bytes.size(), "t.rxtt");
   EXPECT_EQ(file.kernel_library.size(), 7u);
   std::string error = ErrorOf([&] { OpenTrainerFile(std::move(file)); });
-  EXPECT_EQ(error.rfind("trainer file 't.rxtt': kernel library: cannot load it", 0), 0u) << error;
+  EXPECT_EQ(error, "trainer file 't.rxtt': kernel library: not a shared library (no ELF header)");
 }
 
 TEST(TrainerFile, MalformedFilesAreDataLossNamingTheFile) {

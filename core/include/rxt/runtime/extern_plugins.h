@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "rxt/plugin.h"
 #include "rxt/runtime/extern.h"
 
 namespace rxt {
@@ -32,6 +33,11 @@ class ExternPlugins {
   /// kAlreadyExists (a function name the registry has).
   std::string Load(const std::string& path);
 
+  /// Loads a plugin linked into the program (tests, the fuzz target extern_plugins): |entry| is
+  /// called as a library's entry point would be, and |name| stands for its path in messages and
+  /// in "loaded once". Throws as Load does, for the descriptor and its externs.
+  std::string LoadLinked(const std::string& name, rxt_plugin_entry_fn_t entry);
+
   /// For each library whose functions |externs| names ("dnnl.matmul": library dnnl) and the
   /// registry lacks, loads rxt_lib_<library>.so from the first directory of |search_path| that
   /// has it. Returns what failed, one message each (the caller decides whether a missing
@@ -42,9 +48,21 @@ class ExternPlugins {
   std::vector<std::string> Names() const;
 
  private:
+  /// A plugin loaded: its key (path), name, the host API it was given (valid while it is
+  /// loaded, as rxt/plugin.h promises) and its library (extern_plugins.cc).
+  struct Loaded;
+
+  /// Calls |entry|, checks its descriptor and registers its externs, each keeping the plugin
+  /// (its host API and |library|, null for a linked plugin) loaded; records |key| as loaded.
+  /// Called with mutex_ held.
+  std::string Register(const std::string& key, const std::string& where, rxt_plugin_entry_fn_t entry,
+                       std::shared_ptr<void> library);
+  /// The name |key| was loaded under, or "". Called with mutex_ held.
+  std::string LoadedName(const std::string& key) const;
+
   ExternRegistry& registry_;
   mutable std::mutex mutex_;
-  std::vector<std::pair<std::string, std::string>> loaded_;  // path, name
+  std::vector<std::shared_ptr<const Loaded>> loaded_;
 };
 
 }  // namespace rxt

@@ -1,0 +1,164 @@
+// Fuzz target extern_plugins: the runtime's reading of what a plugin's entry point gives it
+// (core/src/runtime/extern_plugins.cc, what librxt_runtime loads plugins with: extern functions
+// only). The fuzz bytes describe a plugin: the calls its entry point makes to the host API
+// (extern functions registered by call, valid or malformed; items of other kinds, which the
+// runtime drops; log messages; statuses), whether it throws or declines, and the descriptor it
+// returns: its ABI version, struct size, name (any bytes) and its list of extern functions
+// (counts without arrays, null entries, vtables too small, unnamed, without their function,
+// names given twice or already registered). Every struct is allocated with exactly the size it
+// claims, so a host that reads a field past struct_size is caught by AddressSanitizer.
+//
+// A load either registers every extern function the plugin gives and lists the plugin, or
+// throws an rxt::Error and changes nothing; a plugin name loads once; each function registered
+// runs, and its failure is an rxt::Error naming it; registering after the entry point returned
+// fails with RXT_FAILED_PRECONDITION.
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fuzz_util.h"
+#include "plugin_memory.h"
+#include "rxt/runtime/extern.h"
+#include "rxt/runtime/extern_plugins.h"
+#include "rxt/support/error.h"
+
+namespace {
+
+using rxt::fuzz::FuzzInput;
+
+using rxt::fuzz::PluginMemory;
+using rxt::fuzz::Sized;
+using rxt::fuzz::StructSize;
+
+/// NULL, one of a few names (so that some repeat), or up to 24 fuzz bytes.
+const char* Name(FuzzInput& in, PluginMemory& memory) {
+  switch (in.Int(0, 7)) {
+    case 0: return nullptr;
+    case 1: return "fuzz.a";
+    case 2: return "fuzz.b";
+    case 3: return "taken.f";  // already in the registry before the load
+    default: return memory.Keep(in.String(24));
+  }
+}
+
+const rxt_host_api_t* g_api = nullptr;  // the host's API, as the entry point received it
+
+// The plugin's extern function: fails with a status (state non-null: with a long message), so a
+// call of it is an rxt::Error.
+rxt_status_t Fail(void* state, DLTensor* const*, int) {
+  std::string message = state != nullptr ? std::string(3000, 'm') : "fuzz extern failed";
+  return g_api->status_create(RXT_INTERNAL, message.c_str());
+}
+
+const rxt_extern_t* Extern(FuzzInput& in, PluginMemory& memory) {
+  rxt_extern_t v{};
+  size_t claimed = StructSize(in, sizeof v);
+  v.struct_size = claimed;
+  v.name = Name(in, memory);
+  v.summary = Name(in, memory);
+  v.state = in.Bool() ? &memory : nullptr;
+  v.function = in.Int(0, 7) != 0 ? &Fail : nullptr;
+  return Sized(memory, v, claimed);
+}
+
+struct Plan {
+  FuzzInput* in = nullptr;
+  PluginMemory* memory = nullptr;
+};
+Plan* g_plan = nullptr;
+
+void CallHost(FuzzInput& in, PluginMemory& memory, const rxt_host_api_t* api) {
+  int calls = in.Int(0, 6);
+  for (int c = 0; c < calls; ++c) {
+    rxt_status_t status = nullptr;
+    switch (in.Int(0, 5)) {
+      case 0:
+      case 1: status = api->register_extern(api->host, in.Int(0, 7) == 0 ? nullptr : Extern(in, memory)); break;
+      // Items of other kinds: dropped by the runtime without being read.
+      case 2: status = api->register_optimizer(api->host, nullptr); break;
+      case 3: status = api->register_backend(api->host, reinterpret_cast<const rxt_backend_t*>(memory.Block(1))); break;
+      case 4: api->log(api->host, static_cast<rxt_log_level_t>(in.Int(-1, 2)), Name(in, memory)); break;
+      case 5: status = api->status_create(static_cast<rxt_code_t>(in.Int(-1, 20)), Name(in, memory)); break;
+    }
+    if (status != nullptr) FUZZ_CHECK(api->status_message(status) != nullptr, "a status without a message string");
+    api->status_free(status);
+  }
+}
+
+const rxt_plugin_descriptor_t* Entry(uint32_t host_abi_version, const rxt_host_api_t* api) {
+  FuzzInput& in = *g_plan->in;
+  PluginMemory& memory = *g_plan->memory;
+  FUZZ_CHECK(host_abi_version == RXT_PLUGIN_ABI_VERSION, "the runtime offers ABI version " + std::to_string(host_abi_version));
+  g_api = api;
+  CallHost(in, memory, api);
+  switch (in.Int(0, 15)) {
+    case 0: return nullptr;  // declines
+    case 1: throw std::runtime_error("a plugin that throws");
+    default: break;
+  }
+  rxt_plugin_descriptor_t d{};
+  size_t claimed = StructSize(in, sizeof d);
+  d.struct_size = claimed;
+  d.abi_version = in.Int(0, 7) == 0 ? static_cast<uint32_t>(in.Range(0, UINT32_MAX)) : RXT_PLUGIN_ABI_VERSION;
+  d.name = Name(in, memory);
+  d.version = Name(in, memory);
+  d.num_externs = static_cast<size_t>(in.Int(0, 4));
+  if (in.Int(0, 15) != 0 && (d.num_externs > 0 || in.Bool())) {
+    auto* list = reinterpret_cast<const rxt_extern_t**>(memory.Block(d.num_externs * sizeof(const rxt_extern_t*)));
+    for (size_t i = 0; i < d.num_externs; ++i) list[i] = in.Int(0, 7) == 0 ? nullptr : Extern(in, memory);
+    d.externs = list;
+  }
+  return Sized(memory, d, claimed);
+}
+
+void Nothing(DLTensor* const*, int) {}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  FuzzInput in(data, size);
+  PluginMemory memory;  // declared before the registry: its functions point into it
+  rxt::ExternRegistry registry(nullptr);
+  registry.Register("taken.f", rxt::ExternFunction(&Nothing));
+  rxt::ExternPlugins plugins(registry);
+  Plan plan{&in, &memory};
+  g_plan = &plan;
+  std::string name;
+  try {
+    name = plugins.LoadLinked("fuzz_plugin", &Entry);
+  } catch (const rxt::Error& e) {
+    g_plan = nullptr;
+    FUZZ_CHECK(std::string(e.what()).rfind("plugin fuzz_plugin: ", 0) == 0, std::string("an error not naming the plugin: ") + e.what());
+    FUZZ_CHECK(plugins.Names().empty(), "a plugin that failed to load is listed");
+    FUZZ_CHECK(registry.List() == std::vector<std::string>{"taken.f"}, "a plugin that failed to load left a function");
+    return 0;
+  }
+  g_plan = nullptr;
+  FUZZ_CHECK(!name.empty() && plugins.Names() == std::vector<std::string>{name}, "the loaded plugin is not listed by its name");
+  // Loaded once: the entry point is not called again (it would read past the fuzz bytes' plan).
+  FUZZ_CHECK(plugins.LoadLinked("fuzz_plugin", &Entry) == name, "a plugin loaded twice");
+  // Every function registered runs, and its failure is an error naming it.
+  std::vector<std::string> names = registry.List();
+  FUZZ_CHECK(std::set<std::string>(names.begin(), names.end()).size() == names.size(), "a function registered twice");
+  for (const std::string& function : names) {
+    if (function == "taken.f") continue;
+    try {
+      registry.Find(function)(nullptr, 0);
+      FUZZ_CHECK(false, "extern '" + function + "' succeeded, but it always fails");
+    } catch (const rxt::Error& e) {
+      FUZZ_CHECK(std::string(e.what()).find("extern function '" + function + "'") != std::string::npos,
+                 std::string("an extern's failure not naming it: ") + e.what());
+    }
+  }
+  // After the entry point returned, the API registers nothing.
+  rxt_extern_t late{sizeof late, "late.f", nullptr, nullptr, &Fail};
+  rxt_status_t refusal = g_api->register_extern(g_api->host, &late);
+  FUZZ_CHECK(refusal != nullptr && g_api->status_code(refusal) == RXT_FAILED_PRECONDITION,
+             "an extern function was accepted after the entry point returned");
+  g_api->status_free(refusal);
+  return 0;
+}
