@@ -55,6 +55,9 @@ packages=(
   # --- Rust (issue 16; the bindings build with std only, so no crate is downloaded)
   rustc                 # Rust 1.63: the oldest compiler abi/rust supports (a newer one on PATH is used first)
   cargo                 # builds and tests abi/rust offline (the rust_ tests of ctest)
+  # --- Compile once, train on another architecture (issue 16: docs/deploy.md)
+  g++-aarch64-linux-gnu # cross-builds librxt_runtime for 64-bit Arm and links kernel libraries for it (--target)
+  qemu-user             # qemu-aarch64: runs the cross-built runtime here (abi.runtime.aarch64_training)
 )
 
 # shellcheck source=apt_install.sh

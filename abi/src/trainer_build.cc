@@ -77,4 +77,14 @@ rxt_status_t rxt_trainer_create(const rxt_module_t* module, const rxt_trainer_op
   RXT_API_END();
 }
 
+rxt_status_t rxt_trainer_save_for_target(const rxt_trainer_t* trainer, const char* path, const char* target,
+                                         const char* cpu, const char* features) {
+  RXT_API_BEGIN();
+  RXT_CHECK_ARG(trainer);
+  RXT_CHECK_ARG(path);
+  rxt::Session session(rxt::abi_impl::ContextOf(trainer->context->get()));
+  session.SaveTrainer(*trainer->trainer, path, {OrEmpty(target), OrEmpty(cpu), OrEmpty(features)});
+  RXT_API_END();
+}
+
 }  // extern "C"

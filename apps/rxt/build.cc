@@ -101,11 +101,12 @@ void BuildTrainerFile(const IRModule& backbone, const TrainRequest& request, con
     for (auto& [name, tensor] : LoadSafetensors(params).tensors) values.emplace(name, tensor);
     trainer->LoadParams(values);
   }
-  session.SaveTrainer(*trainer, output);
+  session.SaveTrainer(*trainer, output, request.build.target);
   PrintNotes(session);
   std::cout << output << ": trainer file, " << trainer->program().params.size() << " parameters, loss "
             << request.loss.name << ", optimizer " << request.optimizer.name << ", backend "
-            << trainer->program().executable.backend << "\n";
+            << trainer->program().executable.backend
+            << (request.build.target.IsThisMachine() ? "" : ", for " + request.build.target.Describe()) << "\n";
 }
 
 }  // namespace
@@ -124,6 +125,7 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
     bool trainer = false;
     std::string loss = "cross_entropy", loss_options, optimizer = "adam", optimizer_options;
     uint64_t seed = 0;
+    AotTarget target;
     PluginOptions plugins;
   };
   auto options = std::make_shared<Options>();
@@ -169,12 +171,25 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
   build->add_option("--seed", options->seed, "With --trainer: seeds the Xavier initialization")
       ->capture_default_str()
       ->needs(trainer);
+  build->add_option("--target", options->target.triple,
+                    "With --trainer: compile the kernels for another machine, a target triple such as "
+                    "aarch64-linux-gnu (linked with its cross compiler, aarch64-linux-gnu-gcc; no kernel library "
+                    "unless --library asks); default: this machine")
+      ->type_name("TRIPLE")
+      ->needs(trainer);
+  build->add_option("--target-cpu", options->target.cpu,
+                    "With --trainer: the CPU to compile for (cortex-a72, x86-64-v3...); default: this machine's, or "
+                    "the baseline of --target's architecture")
+      ->needs(trainer);
+  build->add_option("--target-features", options->target.features,
+                    "With --trainer: CPU features to add or remove, as LLVM names them (+sve,-avx512f)")
+      ->needs(trainer);
   AddPluginOptions(build, &options->plugins);
   build->footer("Runs the build pipeline first (LegalizeOps, then fusion), so op calls become kernels. Example:\n"
                 "  rxt build examples/my_module.rxt -o my_module.rxtx");
   build->callback([options, &result] {
     Session session({.plugins = options->plugins.paths, .search_path = !options->plugins.no_search});
-    BuildRequest request{.backend = options->backend, .emit_library = options->emit_library};
+    BuildRequest request{.backend = options->backend, .emit_library = options->emit_library, .target = options->target};
     if (!options->libraries.empty()) request.libraries = ParseLibraryList(JoinLibraries(options->libraries), "--library");
     if (options->trainer) {
       if (options->bind_params) Throw(ErrorCode::kInvalidArgument, "--bind-params is for inference builds, not --trainer");

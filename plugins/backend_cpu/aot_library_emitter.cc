@@ -10,6 +10,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Triple.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -44,7 +45,7 @@ llvm::Constant* StringConstant(llvm::Module& module, const std::string& text, co
 }
 
 // rxt_aot_library_info_t { u32 version; u32 kernel_format; const char* triple, cpu, features; }
-void AddLibraryInfo(llvm::Module& module, const HostTarget& target) {
+void AddLibraryInfo(llvm::Module& module, const MachineTarget& target) {
   llvm::LLVMContext& c = module.getContext();
   llvm::Type* i32 = llvm::Type::getInt32Ty(c);
   llvm::Type* ptr = llvm::PointerType::getUnqual(c);
@@ -113,6 +114,28 @@ int Run(const std::vector<std::string>& argv, std::string& output) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+// The C compiler that links a library for |target|: `cc` for this host; for another
+// architecture, its GCC cross compiler as Debian names it ("aarch64-linux-gnu-gcc"), with or
+// without the vendor field of the triple.
+std::string FindLinker(const MachineTarget& target) {
+  if (IsHostTriple(target)) {
+    std::string cc = FindOnPath("cc");
+    if (cc.empty()) {
+      throw MissingToolError("no C compiler 'cc' on PATH: the library is linked with 'cc -shared' (install gcc or clang)");
+    }
+    return cc;
+  }
+  llvm::Triple triple(target.triple);
+  std::string without_vendor = triple.getArchName().str() + "-" + triple.getOSName().str() +
+                               (triple.getEnvironmentName().empty() ? "" : "-" + triple.getEnvironmentName().str());
+  for (const std::string& name : {without_vendor, target.triple}) {
+    std::string cc = FindOnPath(name + "-gcc");
+    if (!cc.empty()) return cc;
+  }
+  throw MissingToolError("no linker for " + target.triple + ": neither " + without_vendor + "-gcc nor " + target.triple +
+                         "-gcc is on PATH (Debian: apt-get install gcc-" + without_vendor + ")");
+}
+
 /// Removes a file when it goes out of scope.
 struct TemporaryFile {
   std::string path;
@@ -122,13 +145,9 @@ struct TemporaryFile {
 }  // namespace
 
 void EmitAotLibrary(const std::vector<AotKernelSource>& kernels, const std::string& output_path,
-                    CodegenOptions options) {
+                    const MachineTarget& target, CodegenOptions options) {
   if (output_path.empty()) throw std::runtime_error("no output path for the library");
-  const std::string cc = FindOnPath("cc");
-  if (cc.empty()) {
-    throw std::runtime_error("no C compiler 'cc' on PATH: the library is linked with 'cc -shared' (install gcc or clang)");
-  }
-  const HostTarget& target = Host();
+  const std::string cc = FindLinker(target);
   if (options.target_cpu.empty()) options.target_cpu = target.cpu;
   if (options.target_features.empty()) options.target_features = target.features;
 

@@ -59,7 +59,7 @@ JitCompiler::JitCompiler(CodegenOptions options, std::optional<std::string> cach
     : options_(std::move(options)) {
   if (cache_directory) disk_.emplace(std::move(*cache_directory));
   InitializeLlvm();
-  const HostTarget& host = Host();
+  const MachineTarget& host = Host();
   if (options_.target_cpu.empty()) options_.target_cpu = host.cpu;
   if (options_.target_features.empty()) options_.target_features = host.features;
   // Kernels arrive as object files (EmitObjectFile): the JIT only links them.

@@ -5,7 +5,9 @@
 #include <rxt/plugin.h>
 #include <rxt/plugin_support/host.h>
 
+#include <cstddef>
 #include <exception>
+#include <stdexcept>
 #include <memory>
 #include <string>
 #include <vector>
@@ -59,8 +61,11 @@ rxt_status_t CallKernel(void* /*state*/, void* kernel, DLTensor* const* args, in
 
 void FreeKernel(void* /*state*/, void* kernel) { delete static_cast<KernelHandle*>(kernel); }
 
-rxt_status_t EmitLibrary(void* /*state*/, const rxt_aot_kernel_t* kernels, size_t num_kernels,
-                         const char* output_path) {
+// The text of an optional string field: NULL reads as "".
+std::string TextOf(const char* text) { return text != nullptr ? text : ""; }
+
+rxt_status_t EmitLibraryFor(void* /*state*/, const rxt_aot_kernel_t* kernels, size_t num_kernels,
+                            const rxt_aot_target_t* target, const char* output_path) {
   try {
     if (output_path == nullptr || (num_kernels > 0 && kernels == nullptr)) {
       return MakeStatus(RXT_INVALID_ARGUMENT, "null kernels or output path");
@@ -73,8 +78,19 @@ rxt_status_t EmitLibrary(void* /*state*/, const rxt_aot_kernel_t* kernels, size_
       }
       sources.push_back({k.name != nullptr ? k.name : "", k.bytes, k.size, k.symbol});
     }
-    rxt::backend_cpu::EmitAotLibrary(sources, output_path);
+    rxt::backend_cpu::MachineTarget machine = rxt::backend_cpu::Host();
+    if (target != nullptr) {
+      if (target->struct_size < offsetof(rxt_aot_target_t, features) + sizeof(target->features)) {
+        return MakeStatus(RXT_INVALID_ARGUMENT, "the target's struct_size is too small");
+      }
+      machine = rxt::backend_cpu::ResolveTarget(TextOf(target->triple), TextOf(target->cpu), TextOf(target->features));
+    }
+    rxt::backend_cpu::EmitAotLibrary(sources, output_path, machine);
     return nullptr;
+  } catch (const std::invalid_argument& e) {
+    return MakeStatus(RXT_INVALID_ARGUMENT, e.what());
+  } catch (const rxt::backend_cpu::MissingToolError& e) {
+    return MakeStatus(RXT_FAILED_PRECONDITION, e.what());
   } catch (const std::exception& e) {
     return MakeStatus(RXT_INTERNAL, e.what());
   } catch (...) {
@@ -82,13 +98,18 @@ rxt_status_t EmitLibrary(void* /*state*/, const rxt_aot_kernel_t* kernels, size_
   }
 }
 
+rxt_status_t EmitLibrary(void* state, const rxt_aot_kernel_t* kernels, size_t num_kernels, const char* output_path) {
+  return EmitLibraryFor(state, kernels, num_kernels, nullptr, output_path);
+}
+
 // oneDNN's GEMM and convolutions beat generated kernels on this CPU (docs/libraries.md).
 const char* const kPreferredLibraries[] = {"dnnl", nullptr};
 const rxt_backend_t kBackend = {
     sizeof(rxt_backend_t), "cpu",
-    "Compiles portable kernels to native code for this CPU with LLVM (in memory, or ahead of time into a library).",
+    "Compiles portable kernels to native code with LLVM: in memory for this CPU, or ahead of time into a library for this or another machine.",
     nullptr, &LoadKernel, &CallKernel, &FreeKernel, &EmitLibrary, kPreferredLibraries,
-    RXT_BACKEND_CONCURRENT_LOAD};  // the JIT compiles from several threads at once
+    RXT_BACKEND_CONCURRENT_LOAD,  // the JIT compiles from several threads at once
+    &EmitLibraryFor};
 const rxt_backend_t* const kBackends[] = {&kBackend};
 
 const rxt_plugin_descriptor_t kDescriptor = {

@@ -59,7 +59,15 @@ RXT_AT(rxt_backend_t, free_kernel, 48);
 RXT_AT(rxt_backend_t, emit_library, 56);
 RXT_AT(rxt_backend_t, preferred_libraries, 64);
 RXT_AT(rxt_backend_t, flags, 72);
-_Static_assert(sizeof(rxt_backend_t) == 80, "rxt_backend_t grew or shrank");
+RXT_AT(rxt_backend_t, emit_library_for, 80);
+_Static_assert(sizeof(rxt_backend_t) == 88, "rxt_backend_t grew or shrank");
+
+/* The machine of rxt_backend_t.emit_library_for. */
+RXT_AT(rxt_aot_target_t, struct_size, 0);
+RXT_AT(rxt_aot_target_t, triple, 8);
+RXT_AT(rxt_aot_target_t, cpu, 16);
+RXT_AT(rxt_aot_target_t, features, 24);
+_Static_assert(sizeof(rxt_aot_target_t) == 32, "rxt_aot_target_t grew or shrank");
 
 /* The vtable rxt_extern_t: struct_size, name, summary, state, then its functions. */
 RXT_AT(rxt_extern_t, struct_size, 0);

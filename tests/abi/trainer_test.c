@@ -539,6 +539,77 @@ static void test_options_struct_size(void) {
   rxt_module_release(module);
 }
 
+/* rxt_trainer_save_for_target: the baseline x86-64 CPU (a file any x86-64 machine loads) goes on
+ * bit for bit; another architecture's file is refused here naming it (a whole run on aarch64:
+ * tests/abi/runtime/aarch64_training.py); bad targets are errors that write nothing. */
+static void test_trainer_file_for_another_machine(void) {
+  const char* path = RXT_TEST_TMP_DIR "/trainer_target_test.rxtt";
+  const char* arm = RXT_TEST_TMP_DIR "/trainer_target_test_arm.rxtt";
+  const char* unwritten = RXT_TEST_TMP_DIR "/trainer_target_test_unwritten.rxtt";
+  test_tensor_t x, y;
+  DLManagedTensor* inputs[1];
+  DLManagedTensor* targets[1];
+  rxt_module_t* module = NULL;
+  rxt_trainer_t *trainer = NULL, *loaded = NULL, *reference = NULL;
+  rxt_trainer_options_t options;
+  FILE* file;
+  int i;
+  tensor_ramp(&x, 2, 4, 3, -0.5f, 0.1f);
+  tensor_ramp(&y, 2, 4, 2, 0.3f, -0.07f);
+  inputs[0] = &x.managed;
+  targets[0] = &y.managed;
+  CHECK_OK(rxt_module_parse(kLinearBackbone, sizeof(kLinearBackbone) - 1, "linear.rxt", &module));
+  rxt_trainer_options_init(&options);
+  options.backend = "cpu";
+  options.libraries = "none";
+  options.loss = "mse";
+  options.optimizer = "adam";
+  options.optimizer_options = "lr=0.05";
+  CHECK_OK(rxt_trainer_create(module, &options, &trainer));
+  if (trainer != NULL) {
+    CHECK_OK(rxt_trainer_init_xavier_uniform(trainer, 3));
+    CHECK_OK(rxt_trainer_save_for_target(trainer, path, NULL, "x86-64", NULL));
+    CHECK_OK(rxt_trainer_load(path, NULL, &loaded));
+    for (i = 0; loaded != NULL && i < 3; ++i) {
+      double a = 0, c = 0;
+      CHECK_OK(rxt_trainer_update(trainer, inputs, 1, targets, 1, &a));
+      CHECK_OK(rxt_trainer_update(loaded, inputs, 1, targets, 1, &c));
+      CHECK(memcmp(&a, &c, sizeof a) == 0);
+    }
+    CHECK_ERROR(rxt_trainer_save_for_target(trainer, unwritten, "nonsense-arch-linux", NULL, NULL), RXT_INVALID_ARGUMENT,
+                "cannot compile for 'nonsense-arch-linux'");
+    CHECK_ERROR(rxt_trainer_save_for_target(trainer, unwritten, NULL, "pentium9000", NULL), RXT_INVALID_ARGUMENT,
+                "'pentium9000' is not a CPU LLVM knows");
+    CHECK((file = fopen(unwritten, "rb")) == NULL);
+    if (file != NULL) fclose(file);
+    CHECK_ERROR(rxt_trainer_save_for_target(NULL, path, NULL, NULL, NULL), RXT_INVALID_ARGUMENT, "trainer");
+    if (system("command -v aarch64-linux-gnu-gcc > /dev/null") == 0) {
+      rxt_trainer_t* refused = NULL;
+      CHECK_OK(rxt_trainer_save_for_target(trainer, arm, "aarch64-linux-gnu", NULL, NULL));
+      CHECK_ERROR(rxt_trainer_load(arm, NULL, &refused), RXT_FAILED_PRECONDITION,
+                  "kernel library: built for aarch64, and this machine is x86_64");
+      CHECK(refused == NULL);
+    } else {
+      printf("note: no aarch64-linux-gnu-gcc on PATH: the aarch64 file is not made\n");
+    }
+  }
+  /* A backend that compiles nothing ahead of time cannot compile for another machine either. */
+  options.backend = "reference";
+  CHECK_OK(rxt_trainer_create(module, &options, &reference));
+  if (reference != NULL) {
+    CHECK_ERROR(rxt_trainer_save_for_target(reference, unwritten, "aarch64-linux-gnu", NULL, NULL),
+                RXT_FAILED_PRECONDITION, "backend 'reference' cannot compile kernels ahead of time");
+  }
+  rxt_trainer_release(reference);
+  rxt_trainer_release(loaded);
+  rxt_trainer_release(trainer);
+  rxt_module_release(module);
+  remove(path);
+  remove(arm);
+  tensor_free(&x);
+  tensor_free(&y);
+}
+
 int main(void) {
   RUN(test_layout_and_names);
   RUN(test_params_by_index_and_name);
@@ -546,6 +617,7 @@ int main(void) {
   RUN(test_learning_rate_and_schedule);
   RUN(test_checkpoint_resume_is_bit_identical);
   RUN(test_trainer_file_goes_on_bit_for_bit);
+  RUN(test_trainer_file_for_another_machine);
   RUN(test_profile);
   RUN(test_errors);
   RUN(test_options_struct_size);

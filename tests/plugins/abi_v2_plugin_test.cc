@@ -174,6 +174,12 @@ TEST_F(AbiV2Plugin, ItsBackendRunsKernels) {
   EXPECT_EQ(std::string(emit.what()),
             "backend 'test_v2_double': cannot build the kernel library 'kernels.so': test_v2_double compiles nothing "
             "ahead of time");
+  // Version 2 had no way to name another machine.
+  Error other = ErrorOf([&] { EmitKernelLibrary(exec, "kernels.so", *host_, {.triple = "aarch64-linux-gnu"}); });
+  EXPECT_EQ(other.code(), ErrorCode::kFailedPrecondition);
+  EXPECT_EQ(std::string(other.what()),
+            "backend 'test_v2_double' cannot compile kernels for another machine (aarch64-linux-gnu): its plugin offers "
+            "no emit_library_for");
 }
 
 TEST_F(AbiV2Plugin, ABackendKnownByNameOnlyCannotRunKernels) {

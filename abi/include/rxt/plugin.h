@@ -142,6 +142,16 @@ typedef struct rxt_aot_kernel_s {
   const char* symbol;   /* the C identifier to export it under: chosen by the host, unique */
 } rxt_aot_kernel_t;
 
+/* The machine a backend compiles kernels ahead of time for (rxt_backend_t.emit_library_for).
+ * Empty fields (NULL or "") take this machine's values: the triple this process runs on; its
+ * CPU and features when the triple is this machine's, else the architecture's baseline. */
+typedef struct rxt_aot_target_s {
+  size_t struct_size;   /* sizeof(rxt_aot_target_t) */
+  const char* triple;   /* as LLVM and GCC spell it: "aarch64-linux-gnu", "x86_64-linux-gnu" */
+  const char* cpu;      /* "cortex-a72", "x86-64-v3", "generic" */
+  const char* features; /* "+sve,+dotprod": added to (or, with '-', taken from) the CPU's own */
+} rxt_aot_target_t;
+
 /* A backend: runs the kernels of an executable. Kernels may be called from several threads,
  * one call per handle at a time. Messages need not name the backend or the kernel: the host
  * adds them. */
@@ -176,6 +186,14 @@ typedef struct rxt_backend_s {
   /* ---- Flags (appended in version 3: read only when struct_size covers it) ---- */
   /* RXT_BACKEND_* bits; 0 for none. */
   uint64_t flags;
+
+  /* ---- Other machines (appended in version 3: read only when struct_size covers it) ---- */
+  /* Optional (NULL: emit_library compiles for this machine only). As emit_library, for the
+   * machine |target| describes (NULL: this one): another CPU of this architecture, or another
+   * architecture, whose library this process cannot load. A target the backend cannot compile
+   * for is RXT_INVALID_ARGUMENT naming it; a missing linker, RXT_FAILED_PRECONDITION. */
+  rxt_status_t (*emit_library_for)(void* state, const rxt_aot_kernel_t* kernels, size_t num_kernels,
+                                   const rxt_aot_target_t* target, const char* output_path);
 } rxt_backend_t;
 
 /* rxt_backend_t.flags: load_kernel may run on several threads at once (for different kernels),

@@ -618,6 +618,17 @@ RXT_API rxt_status_t rxt_trainer_load_checkpoint(rxt_trainer_t* trainer, const c
  * schedule, in one file written atomically. A backend that cannot compile ahead of time (reference)
  * saves no kernels: they compile where the file is loaded. */
 RXT_API rxt_status_t rxt_trainer_save(const rxt_trainer_t* trainer, const char* path);
+/* Like rxt_trainer_save, with the kernels compiled for another machine, where the file is to be
+ * loaded by librxt_runtime built for it (docs/deploy.md, "On another architecture"): |target|
+ * a target triple ("aarch64-linux-gnu"; NULL or "": this machine's), |cpu| ("cortex-a72";
+ * NULL: this machine's CPU for its own triple, else the architecture's baseline) and
+ * |features| ("+sve"; NULL: the CPU's own), as LLVM names them. The library is linked with the
+ * target's cross compiler (aarch64-linux-gnu-gcc) from PATH. Create the trainer with
+ * options->libraries "none" unless the other machine has the kernel libraries' plugins.
+ * RXT_INVALID_ARGUMENT for a target or CPU LLVM does not know, RXT_FAILED_PRECONDITION for a
+ * backend that cannot compile for it or a missing cross compiler. */
+RXT_API rxt_status_t rxt_trainer_save_for_target(const rxt_trainer_t* trainer, const char* path, const char* target,
+                                                 const char* cpu, const char* features);
 /* A trainer that goes on from the trainer file at |path|, bit for bit: its kernels run from the
  * file (no backend plugin, no compiler), the extern functions they call come from the plugins of
  * |context| (NULL: the default context; the plugin of a missing library is looked for by name on

@@ -158,6 +158,10 @@ _declare("rxt_trainer_set_learning_rate", status_t, trainer_p, ctypes.c_double)
 _declare("rxt_trainer_set_schedule", status_t, trainer_p, ctypes.c_char_p, ctypes.c_double)
 _declare("rxt_trainer_save_checkpoint", status_t, trainer_p, ctypes.c_char_p)
 _declare("rxt_trainer_load_checkpoint", status_t, trainer_p, ctypes.c_char_p)
+_declare("rxt_trainer_save", status_t, trainer_p, ctypes.c_char_p)
+_declare("rxt_trainer_save_for_target", status_t, trainer_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+         ctypes.c_char_p)
+_declare("rxt_trainer_load", status_t, ctypes.c_char_p, ctypes.c_void_p, ctypes.POINTER(trainer_p))
 _declare("rxt_trainer_profile_step", status_t, trainer_p, inputs_p, ctypes.c_size_t, inputs_p, ctypes.c_size_t,
          ctypes.POINTER(ctypes.c_void_p))
 

@@ -156,6 +156,9 @@ BuildOptions Session::Resolve(const BuildRequest& request) {
     // Asked for by name: each must be loaded.
     for (const std::string& library : *request.libraries) RequireLibrary(library);
     build.libraries = *request.libraries;
+  } else if (request.target.IsOtherArchitecture()) {
+    Note(StrCat("building for ", request.target.triple, ": no kernel library unless asked for (--library): the ones ",
+                "loaded here are for this machine"));
   } else {
     LibraryChoice choice = ChooseLoadedLibraries(build.backend, {}, host_);
     build.libraries = choice.used;
@@ -184,7 +187,7 @@ Executable Session::Build(IRModule module, const BuildRequest& request) {
   BuildOptions options = Resolve(request);
   options.emit_library.clear();  // emitted below, by this session's plugins
   Executable exec = rxt::Build(std::move(module), options);
-  if (!request.emit_library.empty()) EmitKernelLibrary(exec, request.emit_library, host_);
+  if (!request.emit_library.empty()) EmitKernelLibrary(exec, request.emit_library, host_, request.target);
   return exec;
 }
 
@@ -256,10 +259,11 @@ void Session::LoadExternPlugins(const Executable& exec) {
   if (!AllExternsLoaded(exec, host_.externs())) LoadSearchPathOnce();
 }
 
-void Session::SaveTrainer(const Trainer& trainer, const std::string& path) {
+void Session::SaveTrainer(const Trainer& trainer, const std::string& path, const AotTarget& target) {
   TrainerFile file = MakeTrainerFile(trainer, {});
   Executable& exec = file.program.executable;
-  if (const auto* aot = dynamic_cast<const AotKernelProvider*>(&trainer.kernels())) {
+  const auto* aot = dynamic_cast<const AotKernelProvider*>(&trainer.kernels());
+  if (aot != nullptr && target.IsThisMachine()) {
     // Kernels that already run from a library (a trainer opened from a file): the same bytes.
     file.kernel_library = aot->LibraryBytes();
     exec.aot_library.clear();
@@ -267,14 +271,15 @@ void Session::SaveTrainer(const Trainer& trainer, const std::string& path) {
     // The backend writes a library file; its bytes go into the trainer file.
     std::string library = StrCat(path, ".kernels-", getpid(), ".so");
     try {
-      EmitKernelLibrary(exec, library, host_);
+      EmitKernelLibrary(exec, library, host_, target);
       file.kernel_library = ReadWholeFile(library, "kernel library");
       std::filesystem::remove(library);
     } catch (const Error& e) {
       std::error_code ec;
       std::filesystem::remove(library, ec);
-      // A backend without an ahead-of-time compiler: LoadTrainer compiles the kernels.
-      if (e.code() != ErrorCode::kFailedPrecondition) throw;
+      // A backend without an ahead-of-time compiler: LoadTrainer compiles the kernels (on this
+      // machine; one asked for another has no such fallback).
+      if (e.code() != ErrorCode::kFailedPrecondition || !target.IsThisMachine()) throw;
       Note(StrCat("trainer file ", Quoted(path), ": kernels not compiled ahead of time (", e.what(), ")"));
     }
     exec.aot_library.clear();

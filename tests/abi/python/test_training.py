@@ -130,6 +130,33 @@ def test_checkpoints_restore_parameters_optimizer_state_and_step(tmp_path):
     assert float(other.evaluate(x, t)) == float(trainer.evaluate(x, t))  # unchanged by the failed load
 
 
+def test_trainer_files_go_on_bit_for_bit_and_name_their_problems(tmp_path):
+    """save / Trainer.load: the whole trainer in one file, its kernels compiled ahead of time; for
+    the baseline x86-64 CPU too (target options); a bad target or file is an rxt.Error."""
+    rng = np.random.default_rng(4)
+    x, t = rng.standard_normal((8, 4), dtype=np.float32), rng.standard_normal((8, 3), dtype=np.float32)
+    trainer = linear_trainer(optimizer=Adam(0.01))
+    trainer.xavier_uniform_init_params(seed=2)
+    trainer.update_params(x, t)
+    trainer.save(tmp_path / "here.rxtt")
+    trainer.save(tmp_path / "baseline.rxtt", cpu="x86-64")
+    here, baseline = Trainer.load(tmp_path / "here.rxtt"), Trainer.load(tmp_path / "baseline.rxtt")
+    assert here.param_names == trainer.param_names
+    for _ in range(3):
+        expected = float(trainer.update_params(x, t))
+        assert float(here.update_params(x, t)) == expected
+        assert float(baseline.update_params(x, t)) == expected
+    np.testing.assert_array_equal(np.from_dlpack(here.predict(x)), np.from_dlpack(trainer.predict(x)))
+    with pytest.raises(rxt.Error, match="cannot compile for 'nonsense-arch-linux'"):
+        trainer.save(tmp_path / "never.rxtt", target="nonsense-arch-linux")
+    assert not (tmp_path / "never.rxtt").exists()
+    with pytest.raises(rxt.Error, match="no_such.rxtt"):
+        Trainer.load(tmp_path / "no_such.rxtt")
+    (tmp_path / "bad.rxtt").write_bytes(b"not a trainer file")
+    with pytest.raises(rxt.Error, match="not an rxt trainer file"):
+        Trainer.load(tmp_path / "bad.rxtt")
+
+
 def test_the_seeds_low_level_api_gives_the_trainers_step():
     """AppendLoss + Gradient + the VM (the seed's Method 2), then SGD by hand, equal the
     Trainer's own step."""

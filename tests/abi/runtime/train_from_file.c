@@ -2,20 +2,24 @@
  * librxt_runtime.so (the runtime alone) or librxt.so (with the compiler). CTest builds it
  * against both, and runtime_test.cmake checks that the two give the same bytes.
  *
- *   train_from_file TRAINER.rxtt IMAGES.gz LABELS.gz NUM_IMAGES BATCH OUT.safetensors [--no-compiler]
+ *   train_from_file TRAINER.rxtt IMAGES.gz LABELS.gz NUM_IMAGES BATCH OUT.safetensors [--no-compiler] [--losses]
  *
  * Trains on the first NUM_IMAGES images of an IDX pair (Fashion-MNIST: pixels / 255 as float32,
  * labels as int64 class indices), one pass in order, then saves the parameters as a checkpoint
  * at OUT (a trainer file if OUT ends in .rxtt: tests/bindings compares it with Rust's and Go's). Prints the loss of the first and last steps and the time from the process's start to
  * the end of the first step. With --no-compiler it also fails if the process maps libLLVM,
- * librxt.so or a backend plugin (/proc/self/maps). */
+ * librxt.so or a backend plugin (/proc/self/maps); with --losses it prints every step's loss
+ * ("loss STEP VALUE", 9 significant digits). Built with RXT_TRAIN_RAW_IDX (the cross build of
+ * cmake/RxtRuntimeOnly.cmake, which has no zlib) it reads IDX files decompressed beforehand. */
 #define _GNU_SOURCE /* CLOCK_BOOTTIME */
 #include <dlpack/dlpack.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifndef RXT_TRAIN_RAW_IDX
 #include <zlib.h>
+#endif
 
 #include "../borrowed_tensor.h"
 #include "rxt/rxt.h"
@@ -26,6 +30,23 @@ static int fail(const char* what, rxt_status_t status) {
   return 1;
 }
 
+#ifdef RXT_TRAIN_RAW_IDX
+/* The file's first |limit| bytes (0: all of it), or NULL. */
+static unsigned char* read_gz(const char* path, size_t limit, size_t* size) {
+  FILE* file = fopen(path, "rb");
+  long length;
+  unsigned char* data;
+  if (file == NULL || fseek(file, 0, SEEK_END) != 0 || (length = ftell(file)) < 0 || fseek(file, 0, SEEK_SET) != 0) {
+    if (file != NULL) fclose(file);
+    return NULL;
+  }
+  if (limit == 0 || limit > (size_t)length) limit = (size_t)length;
+  data = malloc(limit > 0 ? limit : 1);
+  *size = data != NULL ? fread(data, 1, limit, file) : 0;
+  fclose(file);
+  return data;
+}
+#else
 /* The decompressed file's first |limit| bytes (0: all of it), or NULL. */
 static unsigned char* read_gz(const char* path, size_t limit, size_t* size) {
   gzFile file = gzopen(path, "rb");
@@ -49,6 +70,7 @@ static unsigned char* read_gz(const char* path, size_t limit, size_t* size) {
   *size = used;
   return data;
 }
+#endif
 
 static uint32_t big_endian(const unsigned char* p) {
   return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
@@ -117,9 +139,19 @@ int main(int argc, char** argv) {
   int64_t x_shape[2], y_shape[1];
   double loss = 0, first_loss = 0, first_step_done = -1;
   char found[4096];
-  int no_compiler = argc == 8 && strcmp(argv[7], "--no-compiler") == 0;
-  if (argc != 7 && !no_compiler) {
-    fprintf(stderr, "usage: %s TRAINER.rxtt IMAGES.gz LABELS.gz NUM_IMAGES BATCH OUT.safetensors [--no-compiler]\n",
+  int no_compiler = 0, print_losses = 0, flag;
+  for (flag = 7; flag < argc; ++flag) {
+    if (strcmp(argv[flag], "--no-compiler") == 0) {
+      no_compiler = 1;
+    } else if (strcmp(argv[flag], "--losses") == 0) {
+      print_losses = 1;
+    } else {
+      argc = 0; /* an unknown flag: the usage */
+    }
+  }
+  if (argc < 7) {
+    fprintf(stderr,
+            "usage: %s TRAINER.rxtt IMAGES.gz LABELS.gz NUM_IMAGES BATCH OUT.safetensors [--no-compiler] [--losses]\n",
             argv[0]);
     return 2;
   }
@@ -157,6 +189,7 @@ int main(int argc, char** argv) {
       y[i] = labels[8 + step * batch + i];
     }
     if ((s = rxt_trainer_update(trainer, inputs, 1, targets, 1, &loss)) != NULL) return fail("update", s);
+    if (print_losses) printf("loss %ld %.9g\n", step, loss);
     if (step == 0) {
       first_loss = loss;
       first_step_done = since_process_start();

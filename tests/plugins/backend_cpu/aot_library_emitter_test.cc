@@ -1,10 +1,12 @@
 // Ahead-of-time libraries (aot_library_emitter.cc) loaded by the runtime's AotKernelProvider
 // (core/src/runtime/aot_library.cc): the same results as the JIT, and clear errors for a
-// missing, foreign or mismatched library, a missing symbol and a missing C compiler.
+// missing, foreign or mismatched library, a missing symbol and a missing C compiler; libraries
+// for another CPU or architecture (--target).
 #include <dlfcn.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <functional>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -28,8 +30,9 @@ fs::path TempDir(const std::string& name) {
   return dir;
 }
 
-// The seed's MyModule compiled for the VM, with its kernels also emitted into |library|.
-Executable MyModuleWithLibrary(const fs::path& library) {
+// The seed's MyModule compiled for the VM, with its kernels also emitted into |library| for
+// |target|.
+Executable MyModuleWithLibrary(const fs::path& library, const MachineTarget& target = Host()) {
   Executable exec = CompileToExecutable(ParseModule(ReadSourceFile("examples/my_module.rxt")), {.backend = "cpu"});
   std::vector<AotKernelSource> sources;
   for (size_t i = 0; i < exec.kernels.size(); ++i) {
@@ -37,7 +40,7 @@ Executable MyModuleWithLibrary(const fs::path& library) {
     sources.push_back({exec.kernels[i].name, exec.kernels[i].portable.data(), exec.kernels[i].portable.size(),
                        exec.kernels[i].aot_symbol});
   }
-  EmitAotLibrary(sources, library.string());
+  EmitAotLibrary(sources, library.string(), target);
   exec.aot_library = library.string();
   return exec;
 }
@@ -111,8 +114,9 @@ TEST(AotLibrary, MissingOrForeignLibrariesAreClearErrors) {
   EXPECT_NE(missing.find("kernel library '" + (dir / "nope.so").string() + "': cannot load it"), std::string::npos)
       << missing;
   std::ofstream(dir / "text.so") << "not a library";
-  EXPECT_NE(ErrorOf([&] { AotKernelProvider((dir / "text.so").string()); }, &code).find("cannot load it"), std::string::npos);
-  EXPECT_EQ(code, ErrorCode::kNotFound);
+  EXPECT_EQ(ErrorOf([&] { AotKernelProvider((dir / "text.so").string()); }, &code),
+            "kernel library '" + (dir / "text.so").string() + "': not a shared library (no ELF header)");
+  EXPECT_EQ(code, ErrorCode::kInvalidArgument);
 
   // A shared library that is not an rxt kernel library, and ones with another version.
   auto build_c = [&](const std::string& name, const std::string& source) {
@@ -209,6 +213,76 @@ TEST(AotLibrary, EmittingNeedsACCompilerAndCIdentifiers) {
   EXPECT_FALSE(fs::exists(dir / "k.so"));
   EXPECT_EQ(emit("ok_symbol"), "");
   EXPECT_TRUE(fs::exists(dir / "k.so"));
+  fs::remove_all(dir);
+}
+
+// The ELF machine number of the file at |path| (e_machine, little-endian).
+unsigned ElfMachineOf(const fs::path& path) {
+  unsigned char header[20] = {};
+  std::ifstream(path, std::ios::binary).read(reinterpret_cast<char*>(header), sizeof header);
+  return header[18] | (header[19] << 8);
+}
+
+TEST(AotLibrary, CompilesForTheBaselineCpuOfThisArchitecture) {
+  fs::path dir = TempDir("baseline");
+  Executable built = MyModuleWithLibrary(dir / "k.so", ResolveTarget("", "x86-64", ""));
+  void* handle = dlopen((dir / "k.so").c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(handle, nullptr) << dlerror();
+  const auto* info = static_cast<const rxt_aot_library_info_t*>(dlsym(handle, RXT_AOT_LIBRARY_INFO_SYMBOL));
+  ASSERT_NE(info, nullptr);
+  EXPECT_STREQ(info->target_cpu, "x86-64");
+  EXPECT_STREQ(info->target_features, "");  // the CPU's own: no AVX to ask of the machine
+  dlclose(handle);
+  AotKernelProvider aot = AotKernelProvider::ForExecutable(built);
+  CpuKernelProvider jit;
+  Executable jit_exec = built;
+  jit_exec.aot_library.clear();
+  VirtualMachine from_library(built, aot), from_jit(jit_exec, jit);
+  std::vector<Value> args = MyModuleArgs(3);
+  // No fused multiply-add on either side, and the same order of operations: the same bits.
+  EXPECT_TRUE(BitwiseEqual(from_library.Invoke("main", args), from_jit.Invoke("main", args)));
+  fs::remove_all(dir);
+}
+
+TEST(AotLibrary, CompilesForAnotherArchitectureWhichThisOneRefuses) {
+  if (system("command -v aarch64-linux-gnu-gcc > /dev/null") != 0) {
+    GTEST_SKIP() << "no aarch64-linux-gnu-gcc on PATH (Debian: gcc-aarch64-linux-gnu)";
+  }
+  fs::path dir = TempDir("aarch64");
+  MachineTarget arm = ResolveTarget("aarch64-linux-gnu", "", "");
+  EXPECT_EQ(arm.triple, "aarch64-unknown-linux-gnu");
+  EXPECT_EQ(arm.cpu, "generic");
+  EXPECT_FALSE(IsHostTriple(arm));
+  MyModuleWithLibrary(dir / "k.so", arm);
+  EXPECT_EQ(ElfMachineOf(dir / "k.so"), 183u);  // EM_AARCH64
+  ErrorCode code = ErrorCode::kOk;
+  EXPECT_EQ(ErrorOf([&] { AotKernelProvider((dir / "k.so").string()); }, &code),
+            "kernel library '" + (dir / "k.so").string() + "': built for aarch64, and this machine is x86_64");
+  EXPECT_EQ(code, ErrorCode::kFailedPrecondition);
+  fs::remove_all(dir);
+}
+
+TEST(AotLibrary, UnknownTargetsCpusAndLinkersAreClearErrors) {
+  auto message = [](const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(message([] { ResolveTarget("nonsense-arch-linux", "", ""); }).rfind("cannot compile for 'nonsense-arch-linux': ", 0), 0u);
+  EXPECT_EQ(message([] { ResolveTarget("aarch64-linux-gnu", "pentium9000", ""); }),
+            "'pentium9000' is not a CPU LLVM knows for aarch64-unknown-linux-gnu");
+  EXPECT_EQ(message([] { ResolveTarget("", "pentium9000", ""); }).find("'pentium9000' is not a CPU LLVM knows for x86_64"), 0u);
+  // A target LLVM compiles for, with no cross compiler to link the library.
+  if (system("command -v riscv64-linux-gnu-gcc > /dev/null") == 0) GTEST_SKIP() << "riscv64-linux-gnu-gcc is installed";
+  fs::path dir = TempDir("no_linker");
+  EXPECT_THROW(MyModuleWithLibrary(dir / "k.so", ResolveTarget("riscv64-linux-gnu", "", "")), MissingToolError);
+  EXPECT_EQ(message([&] { MyModuleWithLibrary(dir / "k.so", ResolveTarget("riscv64-linux-gnu", "", "")); }),
+            "no linker for riscv64-unknown-linux-gnu: neither riscv64-linux-gnu-gcc nor riscv64-unknown-linux-gnu-gcc is "
+            "on PATH (Debian: apt-get install gcc-riscv64-linux-gnu)");
+  EXPECT_FALSE(fs::exists(dir / "k.so"));
   fs::remove_all(dir);
 }
 

@@ -186,6 +186,30 @@ class Trainer:
     def load_checkpoint(self, path):
         _lib.check(_lib.lib.rxt_trainer_load_checkpoint(self._built(), str(path).encode()))
 
+    # ---- trainer files (docs/deploy.md): compile once, train anywhere
+
+    def save(self, path, target=None, cpu=None, features=None):
+        """Writes the whole trainer (program, kernels compiled ahead of time, values, step count,
+        schedule) to one file, atomically. |target| ("aarch64-linux-gnu"), |cpu| ("x86-64") and
+        |features| ("+sve") compile the kernels for another machine instead of this one (build
+        with libraries="none" for another architecture)."""
+        if target is None and cpu is None and features is None:
+            _lib.check(_lib.lib.rxt_trainer_save(self._built(), str(path).encode()))
+            return
+        text = [None if v is None else str(v).encode() for v in (target, cpu, features)]
+        _lib.check(_lib.lib.rxt_trainer_save_for_target(self._built(), str(path).encode(), *text))
+
+    @classmethod
+    def load(cls, path):
+        """The trainer a trainer file holds, going on from where it was saved: its kernels run from
+        the file, without compiling anything."""
+        handle = _lib.trainer_p()
+        _lib.check(_lib.lib.rxt_trainer_load(str(path).encode(), None, ctypes.byref(handle)))
+        trainer = cls(None)
+        trainer._handle = handle
+        trainer._num_inputs = len(trainer._names(_lib.INPUTS))
+        return trainer
+
     def _release(self):
         if self._handle:
             _lib.lib.rxt_trainer_release(self._handle)

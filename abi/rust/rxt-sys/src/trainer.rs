@@ -122,6 +122,13 @@ extern "C" {
     pub fn rxt_trainer_load_checkpoint(trainer: *mut rxt_trainer_t, path: *const c_char) -> rxt_status_t;
 
     pub fn rxt_trainer_save(trainer: *const rxt_trainer_t, path: *const c_char) -> rxt_status_t;
+    pub fn rxt_trainer_save_for_target(
+        trainer: *const rxt_trainer_t,
+        path: *const c_char,
+        target: *const c_char,
+        cpu: *const c_char,
+        features: *const c_char,
+    ) -> rxt_status_t;
     pub fn rxt_trainer_load(
         path: *const c_char,
         context: *mut rxt_context_t,

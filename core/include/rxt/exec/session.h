@@ -32,6 +32,7 @@
 #include "rxt/exec/export.h"
 #include "rxt/exec/import.h"
 #include "rxt/ir/module.h"
+#include "rxt/plugin/kernel_library_emitter.h"
 #include "rxt/plugin/plugin_host.h"
 #include "rxt/runtime/kernel.h"
 #include "rxt/runtime/vm.h"
@@ -55,6 +56,10 @@ struct BuildRequest {
   int opt_level = 2;
   /// Also compile the kernels ahead of time into this shared library (BuildOptions::emit_library).
   std::string emit_library;
+  /// The machine that library (or the trainer file of SaveTrainer) is for; empty: this one. For
+  /// another architecture, the defaults take no kernel library: this machine's (dnnl) may not
+  /// be there.
+  AotTarget target;
 };
 
 /// What a trainer needs beyond the build: the loss and optimizer of a backbone module (a
@@ -126,7 +131,9 @@ class Session {
   /// |trainer| as a trainer file (train/trainer_file.h) at |path|: its kernels compiled ahead
   /// of time by its backend into the file (a backend that cannot, such as reference: none, and
   /// LoadTrainer compiles them), its values, step count and schedule. Written atomically.
-  void SaveTrainer(const Trainer& trainer, const std::string& path);
+  /// With |target|, the kernels are compiled for that machine (another CPU or architecture),
+  /// and a backend that cannot is an error.
+  void SaveTrainer(const Trainer& trainer, const std::string& path, const AotTarget& target = {});
   /// The trainer a trainer file holds, going on from where it was saved. Its kernels run from
   /// the file's library: no backend plugin, no compiler, no LLVM is loaded for them; the
   /// plugins of its extern functions are loaded by name (rxt_lib_<library>) before the search
