@@ -2,7 +2,9 @@
 use std::ffi::c_void;
 use std::os::raw::{c_char, c_int};
 
-use crate::{rxt_plugin_visitor_t, rxt_status_t};
+#[cfg(feature = "compiler")]
+use crate::rxt_plugin_visitor_t;
+use crate::rxt_status_t;
 
 #[repr(C)]
 pub struct rxt_context_t {
@@ -50,6 +52,7 @@ extern "C" {
     pub fn rxt_context_release(context: *mut rxt_context_t);
     pub fn rxt_context_load_plugin(context: *mut rxt_context_t, path: *const c_char) -> rxt_status_t;
     pub fn rxt_context_num_threads(context: *const rxt_context_t, out_num_threads: *mut i32) -> rxt_status_t;
+    #[cfg(feature = "compiler")]
     pub fn rxt_context_plugins_list(
         context: *const rxt_context_t,
         visit: rxt_plugin_visitor_t,

@@ -2,7 +2,9 @@
 use std::ffi::c_void;
 use std::os::raw::{c_char, c_int};
 
-use crate::{rxt_context_t, rxt_module_t, rxt_status_t, DLManagedTensor, DLTensor};
+#[cfg(feature = "compiler")]
+use crate::rxt_module_t;
+use crate::{rxt_context_t, rxt_status_t, DLManagedTensor, DLTensor};
 
 #[repr(C)]
 pub struct rxt_executable_t {
@@ -29,6 +31,7 @@ pub struct rxt_build_options_t {
 pub type rxt_extern_fn_t =
     Option<unsafe extern "C" fn(user_data: *mut c_void, args: *const *mut DLTensor, num_args: c_int) -> rxt_status_t>;
 
+#[cfg(feature = "compiler")]
 extern "C" {
     pub fn rxt_executable_build(
         module: *const rxt_module_t,
@@ -41,6 +44,9 @@ extern "C" {
         options: *const rxt_build_options_t,
         out_executable: *mut *mut rxt_executable_t,
     ) -> rxt_status_t;
+}
+
+extern "C" {
     pub fn rxt_executable_save(executable: *const rxt_executable_t, path: *const c_char) -> rxt_status_t;
     pub fn rxt_executable_load(path: *const c_char, out_executable: *mut *mut rxt_executable_t) -> rxt_status_t;
     pub fn rxt_executable_backend(executable: *const rxt_executable_t) -> *const c_char;

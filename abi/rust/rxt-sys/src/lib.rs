@@ -5,6 +5,12 @@
 //!
 //! Left out on purpose (the test lists them): the IR-builder functions (`rxt_ir_api`,
 //! `rxt_function_builder_*`), whose table is `rxt/ir_builder.h`'s, not declared here.
+//!
+//! Feature `compiler` (default): every function, linking librxt.so. Without it, only the
+//! functions librxt_runtime.so exports (`abi/rxt_runtime.list`), linking that library; the others
+//! are behind `#[cfg(feature = "compiler")]`, an attribute on their `extern` block or on the
+//! function itself (the forms `tests/runtime_list.rs` reads). Types stay declared either way:
+//! they link to nothing, and the layout test checks them all in both builds.
 #![allow(non_camel_case_types, non_upper_case_globals)]
 
 mod context;

@@ -2,6 +2,7 @@
 use std::ffi::c_void;
 use std::os::raw::{c_char, c_int};
 
+#[cfg(feature = "compiler")]
 use crate::{rxt_context_t, rxt_status_t, DLManagedTensor};
 
 #[repr(C)]
@@ -37,6 +38,7 @@ pub struct rxt_pass_options_t {
 pub type rxt_name_visitor_t =
     Option<unsafe extern "C" fn(user_data: *mut c_void, name: *const c_char, summary: *const c_char) -> c_int>;
 
+#[cfg(feature = "compiler")]
 extern "C" {
     pub fn rxt_module_parse(
         text: *const c_char,

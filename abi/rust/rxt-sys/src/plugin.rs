@@ -2,7 +2,9 @@
 use std::ffi::c_void;
 use std::os::raw::{c_char, c_int};
 
-use crate::{rxt_name_visitor_t, rxt_status_t};
+#[cfg(feature = "compiler")]
+use crate::rxt_name_visitor_t;
+use crate::rxt_status_t;
 
 /// `rxt_plugin_item_kind_t` (a C enum).
 pub type rxt_plugin_item_kind_t = c_int;
@@ -32,6 +34,10 @@ pub type rxt_plugin_visitor_t =
 
 extern "C" {
     pub fn rxt_plugin_load(path: *const c_char) -> rxt_status_t;
+}
+
+#[cfg(feature = "compiler")]
+extern "C" {
     pub fn rxt_plugins_load_search_path() -> rxt_status_t;
     pub fn rxt_plugins_list(visit: rxt_plugin_visitor_t, user_data: *mut c_void) -> rxt_status_t;
     pub fn rxt_plugin_items_list(

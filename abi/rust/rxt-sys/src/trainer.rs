@@ -1,7 +1,9 @@
 //! rxt.h: the trainer (a compiled training step with its tensors resident) and trainer files.
 use std::os::raw::{c_char, c_int};
 
-use crate::{rxt_context_t, rxt_module_t, rxt_status_t, DLManagedTensor};
+#[cfg(feature = "compiler")]
+use crate::rxt_module_t;
+use crate::{rxt_context_t, rxt_status_t, DLManagedTensor};
 
 #[repr(C)]
 pub struct rxt_trainer_t {
@@ -31,7 +33,9 @@ pub const RXT_TRAINER_STATES: rxt_trainer_tensors_t = 3;
 pub const RXT_TRAINER_OPTIMIZER_STATE: rxt_trainer_tensors_t = 4;
 
 extern "C" {
+    #[cfg(feature = "compiler")]
     pub fn rxt_trainer_options_init(options: *mut rxt_trainer_options_t);
+    #[cfg(feature = "compiler")]
     pub fn rxt_trainer_create(
         module: *const rxt_module_t,
         options: *const rxt_trainer_options_t,
@@ -122,6 +126,7 @@ extern "C" {
     pub fn rxt_trainer_load_checkpoint(trainer: *mut rxt_trainer_t, path: *const c_char) -> rxt_status_t;
 
     pub fn rxt_trainer_save(trainer: *const rxt_trainer_t, path: *const c_char) -> rxt_status_t;
+    #[cfg(feature = "compiler")]
     pub fn rxt_trainer_save_for_target(
         trainer: *const rxt_trainer_t,
         path: *const c_char,

@@ -1,5 +1,6 @@
 //! What the drift tests read: rxt.h's declarations (`c_header`) and rxt-sys's own
-//! (`rust_decls`), both reduced to one canonical spelling of types (`types`).
+//! (`rust_decls`), both reduced to one canonical spelling of types (`types`), and the list of
+//! what librxt_runtime.so exports.
 #![allow(dead_code)] // each test binary uses part of it
 
 pub mod c_header;
@@ -13,6 +14,15 @@ pub fn header_path() -> PathBuf {
     match std::env::var_os("RXT_HEADER") {
         Some(path) if !path.is_empty() => PathBuf::from(path),
         _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../include/rxt/rxt.h"),
+    }
+}
+
+/// The functions librxt_runtime.so exports, one a line ('#' starts a comment): $RXT_RUNTIME_LIST,
+/// else abi/rxt_runtime.list of this source tree.
+pub fn runtime_list_path() -> PathBuf {
+    match std::env::var_os("RXT_RUNTIME_LIST") {
+        Some(path) if !path.is_empty() => PathBuf::from(path),
+        _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../rxt_runtime.list"),
     }
 }
 

@@ -1,6 +1,10 @@
 //! rxt-sys's declarations, read from its source: `extern "C"` functions, `pub type` aliases,
 //! `pub const` numbers and `#[repr(C)] pub struct`s (a struct whose only field is `_opaque` is a
 //! handle). The sources are written to one style, which is all this reader handles.
+//!
+//! It also tells which functions are behind the `compiler` feature: those whose `extern` block,
+//! or the function itself, carries `#[cfg(feature = "compiler")]`. Any other `cfg` attribute is
+//! an error, so that no gate goes unread.
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::c_header::Function;
@@ -9,6 +13,8 @@ use super::types::canonical;
 #[derive(Debug, Default)]
 pub struct Decls {
     pub functions: BTreeMap<String, Function>,
+    /// The functions declared only with the `compiler` feature.
+    pub compiler_only: BTreeSet<String>,
     pub aliases: BTreeMap<String, String>,
     /// name -> (canonical type, value)
     pub consts: BTreeMap<String, (String, i64)>,
@@ -16,13 +22,24 @@ pub struct Decls {
     pub opaque: BTreeSet<String>,
 }
 
-/// Without comments and attributes, with `->` spelled `RETURNS` (no `>` to unbalance `<>`) and
-/// no paths.
+/// The one `cfg` attribute the sources use.
+const COMPILER_GATE: &str = "#[cfg(feature = \"compiler\")]";
+/// What `clean` leaves of it: a word before the item it gates.
+const COMPILER_ONLY: &str = "COMPILER_ONLY";
+
+/// Without comments and attributes (but the compiler gate, as COMPILER_ONLY), with `->` spelled
+/// `RETURNS` (no `>` to unbalance `<>`) and no paths.
 fn clean(source: &str) -> String {
     let mut text = String::new();
     for line in source.lines() {
         let line = line.split("//").next().unwrap();
-        if !line.trim_start().starts_with("#") {
+        let trimmed = line.trim();
+        if trimmed == COMPILER_GATE {
+            text.push_str(COMPILER_ONLY);
+            text.push('\n');
+        } else if trimmed.contains("cfg") && trimmed.starts_with('#') {
+            panic!("rxt-sys: a cfg attribute this reader does not know: {}", trimmed);
+        } else if !trimmed.starts_with('#') {
             text.push_str(line);
             text.push('\n');
         }
@@ -36,28 +53,44 @@ fn name_and_type(item: &str) -> (String, String) {
     (name.trim().trim_start_matches("pub ").trim().to_string(), canonical(ty))
 }
 
-fn parse_extern_block(decls: &mut Decls, body: &str) {
+/// |item| without a leading COMPILER_ONLY, and whether it had one.
+fn gated(item: &str) -> (&str, bool) {
+    match item.trim_start().strip_prefix(COMPILER_ONLY) {
+        Some(rest) => (rest.trim_start(), true),
+        None => (item.trim_start(), false),
+    }
+}
+
+fn parse_extern_block(decls: &mut Decls, body: &str, block_gated: bool) {
     for item in super::split_top_level(body, ';') {
+        let (item, item_gated) = gated(&item);
         let signature = item.strip_prefix("pub fn ").unwrap_or_else(|| panic!("not 'pub fn': {}", item));
         let open = signature.find('(').unwrap();
         let (params, end) = super::balanced(signature, open, '(', ')');
         let result = signature[end..].trim();
         let result = canonical(result.strip_prefix("RETURNS").unwrap_or("()"));
         let params = super::split_top_level(&params, ',').iter().map(|p| name_and_type(p)).collect();
-        decls.functions.insert(signature[..open].trim().to_string(), Function { params, result });
+        let name = signature[..open].trim().to_string();
+        if block_gated || item_gated {
+            decls.compiler_only.insert(name.clone());
+        }
+        decls.functions.insert(name, Function { params, result });
     }
 }
 
-/// The text of every `extern "C" { ... }` block, and what is left.
-fn take_extern_blocks(text: &str) -> (Vec<String>, String) {
+/// The text of every `extern "C" { ... }` block with whether the compiler gate is on it, and
+/// what is left.
+fn take_extern_blocks(text: &str) -> (Vec<(String, bool)>, String) {
     let mut blocks = Vec::new();
     let mut rest = String::new();
     let mut remaining = text;
     while let Some(start) = remaining.find("extern \"C\" {") {
-        rest.push_str(&remaining[..start]);
+        let before = remaining[..start].trim_end();
+        let block_gated = before.ends_with(COMPILER_ONLY);
+        rest.push_str(if block_gated { &before[..before.len() - COMPILER_ONLY.len()] } else { &remaining[..start] });
         let open = start + remaining[start..].find('{').unwrap();
         let (body, end) = super::balanced(remaining, open, '{', '}');
-        blocks.push(body);
+        blocks.push((body, block_gated));
         remaining = &remaining[end..];
     }
     rest.push_str(remaining);
@@ -72,8 +105,8 @@ fn items<'a>(text: &'a str, keyword: &str) -> Vec<&'a str> {
 pub fn parse(source: &str) -> Decls {
     let mut decls = Decls::default();
     let (blocks, rest) = take_extern_blocks(&clean(source));
-    for block in &blocks {
-        parse_extern_block(&mut decls, block);
+    for (block, block_gated) in &blocks {
+        parse_extern_block(&mut decls, block, *block_gated);
     }
     for item in items(&rest, "pub type ") {
         let item = &item[..item.find(';').unwrap()];
