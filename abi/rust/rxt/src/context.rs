@@ -9,6 +9,7 @@ use rxt_sys as sys;
 
 use crate::error::{check, Result};
 use crate::options::defaults;
+#[cfg(feature = "compiler")]
 use crate::plugin::{collect_plugins, PluginInfo};
 use crate::text::{borrowed, c_path};
 
@@ -77,6 +78,15 @@ unsafe extern "C" fn log_trampoline(
     let _ = std::panic::catch_unwind(|| log(level, &source, &message));
 }
 
+/// Loads the plugin library at |path| into the default context. A file already loaded is a
+/// no-op; any error (missing file, not a library, no entry point, another plugin ABI version, a
+/// name taken, the plugin declining) leaves nothing of it registered and names the file. Linked
+/// with librxt_runtime (no `compiler` feature), only the plugin's extern functions are taken.
+pub fn load_plugin(path: impl AsRef<Path>) -> Result<()> {
+    let path = c_path(path.as_ref())?;
+    check(unsafe { sys::rxt_plugin_load(path.as_ptr()) })
+}
+
 /// A context handle (reference counted: `clone` adds a reference).
 pub struct Context {
     raw: NonNull<sys::rxt_context_t>,
@@ -133,6 +143,7 @@ impl Context {
     }
 
     /// The plugins loaded into it, in load order.
+    #[cfg(feature = "compiler")]
     pub fn plugins(&self) -> Result<Vec<PluginInfo>> {
         collect_plugins(|visit, user_data| unsafe { sys::rxt_context_plugins_list(self.raw(), visit, user_data) })
     }

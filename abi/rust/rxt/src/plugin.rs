@@ -1,22 +1,15 @@
-//! Plugins in the process-wide host (the default context), and rxt's listings: loaded plugins,
-//! what they provide, ops and passes.
+//! The plugin search path, and rxt's listings: loaded plugins, what they provide, ops and passes
+//! (the compiler's plugin host: feature `compiler`). Loading one plugin is in context.rs: the
+//! runtime does that too.
 use std::ffi::c_void;
 use std::os::raw::{c_char, c_int};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::ptr::addr_of;
 
 use rxt_sys as sys;
 
 use crate::error::{check, Result};
-use crate::text::{borrowed, c_path};
-
-/// Loads the plugin library at |path| into the default context. A file already loaded is a
-/// no-op; any error (missing file, not a library, no entry point, another plugin ABI version, a
-/// name taken, the plugin declining) leaves nothing of it registered and names the file.
-pub fn load_plugin(path: impl AsRef<Path>) -> Result<()> {
-    let path = c_path(path.as_ref())?;
-    check(unsafe { sys::rxt_plugin_load(path.as_ptr()) })
-}
+use crate::text::borrowed;
 
 /// Loads every plugin of the search path (RXT_PLUGIN_PATH, then the installation's plugin
 /// directory). Good plugins stay loaded when others fail; the error lists every failure.

@@ -1,6 +1,6 @@
 //! The trainer: a compiled training step with its parameters, states and optimizer state
-//! resident; made from a backbone module or loaded from a trainer file (.rxtt). Its tensors by
-//! kind are in trainer_tensors.rs.
+//! resident; loaded from a trainer file (.rxtt) here, made from a backbone module by the
+//! compiler (trainer_build.rs). Its tensors by kind are in trainer_tensors.rs.
 use std::path::Path;
 use std::ptr::{self, NonNull};
 
@@ -8,11 +8,9 @@ use rxt_sys as sys;
 
 use crate::context::Context;
 use crate::error::{check, Result};
-use crate::module::Module;
 use crate::tensor::{call_with_outputs, Tensor};
 use crate::tensor_ref::{dlpack_array, TensorRef};
 use crate::text::{c_path, c_string, take};
-use crate::trainer_options::{CTrainerOptions, TrainerOptions};
 
 /// A trainer.
 pub struct Trainer {
@@ -26,16 +24,6 @@ pub struct Trainer {
 unsafe impl Send for Trainer {}
 
 impl Trainer {
-    /// Builds |module| (a backbone with `options.loss` and `options.optimizer`, or a trainer
-    /// module) and makes a trainer; parameters and states start at zero. InvalidArgument for an
-    /// invalid backbone ("SetupTrainer: ..."), NotFound for an unknown loss, optimizer or backend.
-    pub fn new(module: &Module, options: &TrainerOptions) -> Result<Trainer> {
-        let c = CTrainerOptions::new(options)?;
-        let mut raw = ptr::null_mut();
-        check(unsafe { sys::rxt_trainer_create(module.raw(), &c.options, &mut raw) })?;
-        Ok(Trainer::adopt(raw))
-    }
-
     /// Goes on from the trainer file at |path|, bit for bit, with its kernels compiled ahead of
     /// time (no backend plugin, no compiler); extern functions from |context|'s plugins (None:
     /// the default context). NotFound for a missing file, DataLoss for a malformed one.
@@ -54,7 +42,7 @@ impl Trainer {
         check(unsafe { sys::rxt_trainer_save(self.raw(), path.as_ptr()) })
     }
 
-    fn adopt(raw: *mut sys::rxt_trainer_t) -> Trainer {
+    pub(crate) fn adopt(raw: *mut sys::rxt_trainer_t) -> Trainer {
         Trainer { raw: NonNull::new(raw).expect("rxt returned a NULL trainer on success") }
     }
 

@@ -4,7 +4,9 @@
 
 use std::path::PathBuf;
 
-use rxt::{Module, TensorRef, Trainer, TrainerOptions};
+use rxt::TensorRef;
+#[cfg(feature = "compiler")]
+use rxt::{Module, Trainer, TrainerOptions};
 
 /// tests/abi/linear_backbone.h's model: 4 samples, 3 features, 2 outputs; parameters w and b.
 pub const LINEAR_BACKBONE: &str = "attributes {param_num = 2, state_num = 0}
@@ -23,6 +25,7 @@ def @backbone(%x: Tensor((4, 3), float32), %w: Tensor((3, 2), float32), %b: Tens
 pub const SEED_MLP: &str = include_str!("../../../../../examples/mlp.rxt");
 
 /// A trainer of the linear backbone with MSE (sum) on |backend|.
+#[cfg(feature = "compiler")]
 pub fn linear_trainer(backend: &str, optimizer: &str, optimizer_options: &str) -> Trainer {
     let module = Module::parse(LINEAR_BACKBONE, "linear.rxt").expect("the linear backbone parses");
     let mut options = TrainerOptions::new("mse", optimizer);
@@ -83,4 +86,26 @@ pub fn test_plugin_dir() -> PathBuf {
         dir.display()
     );
     dir
+}
+
+/// The `rxt` command of the C++ build, which makes the trainer files and executables the
+/// runtime-only tests load: $RXT_CLI (which ctest sets), else bin/rxt beside $RXT_LIB_DIR's lib/
+/// (a build or installation tree), else the source tree's build/dev.
+pub fn rxt_command() -> PathBuf {
+    let beside_lib =
+        std::env::var_os("RXT_LIB_DIR").filter(|d| !d.is_empty()).map(|d| PathBuf::from(d).join("../bin/rxt"));
+    let command = match std::env::var_os("RXT_CLI") {
+        Some(path) if !path.is_empty() => PathBuf::from(path),
+        _ => beside_lib
+            .filter(|p| p.exists())
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../build/dev/bin/rxt")),
+    };
+    assert!(command.exists(), "no rxt command at {}: build the C++ tree and set RXT_CLI", command.display());
+    command
+}
+
+/// Runs `rxt build ARGS...` (the compiler, in its own process); fails the test if it fails.
+pub fn rxt_build(args: &[&std::ffi::OsStr]) {
+    let output = std::process::Command::new(rxt_command()).arg("build").args(args).output().expect("running rxt");
+    assert!(output.status.success(), "rxt build {:?} failed:\n{}", args, String::from_utf8_lossy(&output.stderr));
 }

@@ -1,14 +1,17 @@
-//! What `Trainer::new` builds: the loss, the optimizer (names and options in the attribute
-//! syntax), the backend and the build's tuning (docs/abi.md, "Training: the trainer").
+//! Making trainers: the compiler (feature `compiler`, librxt.so). `Trainer::new` and what it
+//! builds: the loss, the optimizer (names and options in the attribute syntax), the backend and
+//! the build's tuning (docs/abi.md, "Training: the trainer").
 use std::ffi::CString;
 use std::ptr;
 
 use rxt_sys as sys;
 
 use crate::context::Context;
-use crate::error::Result;
+use crate::error::{check, Result};
+use crate::module::Module;
 use crate::options::defaults;
 use crate::text::{c_string_or_null, ptr_or_null};
+use crate::trainer::Trainer;
 
 /// Options of a trainer; None: rxt's default. For a trainer module (made by SetupTrainer) the
 /// loss and optimizer are ignored.
@@ -40,13 +43,13 @@ impl TrainerOptions {
 }
 
 /// The C struct of |options| with the strings it points to (which must outlive its use).
-pub(crate) struct CTrainerOptions {
-    pub(crate) options: sys::rxt_trainer_options_t,
+struct CTrainerOptions {
+    options: sys::rxt_trainer_options_t,
     _strings: Vec<Option<CString>>,
 }
 
 impl CTrainerOptions {
-    pub(crate) fn new(options: &TrainerOptions) -> Result<CTrainerOptions> {
+    fn new(options: &TrainerOptions) -> Result<CTrainerOptions> {
         let strings = vec![
             c_string_or_null(options.backend.as_deref(), "backend")?,
             c_string_or_null(options.loss.as_deref(), "loss")?,
@@ -68,5 +71,17 @@ impl CTrainerOptions {
         c.context = options.context.as_ref().map_or(ptr::null_mut(), Context::raw);
         // The CStrings' buffers are on the heap: moving the Vec keeps the pointers valid.
         Ok(CTrainerOptions { options: c, _strings: strings })
+    }
+}
+
+impl Trainer {
+    /// Builds |module| (a backbone with `options.loss` and `options.optimizer`, or a trainer
+    /// module) and makes a trainer; parameters and states start at zero. InvalidArgument for an
+    /// invalid backbone ("SetupTrainer: ..."), NotFound for an unknown loss, optimizer or backend.
+    pub fn new(module: &Module, options: &TrainerOptions) -> Result<Trainer> {
+        let c = CTrainerOptions::new(options)?;
+        let mut raw = ptr::null_mut();
+        check(unsafe { sys::rxt_trainer_create(module.raw(), &c.options, &mut raw) })?;
+        Ok(Trainer::adopt(raw))
     }
 }
