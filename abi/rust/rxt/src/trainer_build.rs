@@ -2,6 +2,7 @@
 //! builds: the loss, the optimizer (names and options in the attribute syntax), the backend and
 //! the build's tuning (docs/abi.md, "Training: the trainer").
 use std::ffi::CString;
+use std::path::Path;
 use std::ptr;
 
 use rxt_sys as sys;
@@ -10,7 +11,7 @@ use crate::context::Context;
 use crate::error::{check, Result};
 use crate::module::Module;
 use crate::options::defaults;
-use crate::text::{c_string_or_null, ptr_or_null};
+use crate::text::{c_path, c_string_or_null, ptr_or_null};
 use crate::trainer::Trainer;
 
 /// Options of a trainer; None: rxt's default. For a trainer module (made by SetupTrainer) the
@@ -83,5 +84,37 @@ impl Trainer {
         let mut raw = ptr::null_mut();
         check(unsafe { sys::rxt_trainer_create(module.raw(), &c.options, &mut raw) })?;
         Ok(Trainer::adopt(raw))
+    }
+
+    /// Like `save`, with the kernels compiled for another machine, where librxt_runtime built for
+    /// it loads the file (docs/deploy.md, "On another architecture"): |target| a triple
+    /// ("aarch64-linux-gnu"; None: this machine's), |cpu| ("x86-64" for a file any x86-64 machine
+    /// runs, "cortex-a72"; None: this machine's CPU for its own triple, else the architecture's
+    /// baseline) and |features| ("+sve"; None: the CPU's own), as LLVM names them. For another
+    /// architecture, make the trainer with `libraries: Some("none")` unless that machine has the
+    /// kernel libraries' plugins; the library is linked with the target's cross compiler
+    /// (aarch64-linux-gnu-gcc) from PATH. InvalidArgument for a target or CPU LLVM does not know,
+    /// FailedPrecondition for a backend that cannot compile for it or a missing cross compiler;
+    /// on error nothing is written.
+    pub fn save_for_target(
+        &self,
+        path: impl AsRef<Path>,
+        target: Option<&str>,
+        cpu: Option<&str>,
+        features: Option<&str>,
+    ) -> Result<()> {
+        let path = c_path(path.as_ref())?;
+        let target = c_string_or_null(target, "target")?;
+        let cpu = c_string_or_null(cpu, "cpu")?;
+        let features = c_string_or_null(features, "features")?;
+        check(unsafe {
+            sys::rxt_trainer_save_for_target(
+                self.raw(),
+                path.as_ptr(),
+                ptr_or_null(&target),
+                ptr_or_null(&cpu),
+                ptr_or_null(&features),
+            )
+        })
     }
 }

@@ -1,11 +1,11 @@
 //! The trainer on tests/abi's linear backbone (x (4, 3) w (3, 2) + b, MSE with sum, on the
 //! reference backend), checked against a plain Rust computation, as tests/abi/trainer_test.c
 //! does from C: tensors by kind, predict / update / evaluate, learning rate and schedule,
-//! checkpoints, trainer files, profiles.
+//! checkpoints, trainer files (also for another machine), profiles.
 mod common;
 
-use common::{linear_data, linear_inputs, linear_trainer, ramp, temp_path};
-use rxt::{TensorKind, TensorRef, Trainer};
+use common::{linear_data, linear_inputs, linear_trainer, ramp, temp_path, LINEAR_BACKBONE};
+use rxt::{Code, Module, TensorKind, TensorRef, Trainer, TrainerOptions};
 
 /// x w + b for x (4, 3), w (3, 2), b (2), in f64.
 fn linear(x: &[f32], w: &[f32], b: &[f32]) -> Vec<f64> {
@@ -171,6 +171,41 @@ fn trainer_file_round_trip_gives_bit_identical_params() {
             assert_eq!(bits(&trainer), bits(&loaded), "{}: param {}", backend, index);
         }
     }
+}
+
+/// save_for_target: a file whose kernels are compiled for this architecture's baseline CPU (one
+/// any machine of it runs) goes on bit for bit, as trainer_test.c checks from C; a target LLVM
+/// does not know is InvalidArgument naming it, and writes nothing.
+#[test]
+fn trainer_file_for_another_machine() {
+    let baseline = if cfg!(target_arch = "aarch64") { "generic" } else { "x86-64" };
+    let module = Module::parse(LINEAR_BACKBONE, "linear.rxt").unwrap();
+    let mut options = TrainerOptions::new("mse", "adam");
+    options.backend = Some("cpu".to_string());
+    options.libraries = Some("none".to_string());
+    options.optimizer_options = Some("lr=0.05".to_string());
+    let mut trainer = Trainer::new(&module, &options).unwrap();
+    trainer.init_xavier_uniform(3).unwrap();
+    let path = temp_path("trainer_linear_baseline.rxtt");
+    trainer.save_for_target(&path, None, Some(baseline), None).unwrap();
+    let mut loaded = Trainer::load(&path, None).unwrap();
+    let (x, y) = linear_data();
+    for _ in 0..3 {
+        let (xs, ys) = linear_inputs(&x, &y);
+        let a = trainer.update(&[xs], &[ys]).unwrap();
+        let (xs, ys) = linear_inputs(&x, &y);
+        assert_eq!(a.to_bits(), loaded.update(&[xs], &[ys]).unwrap().to_bits());
+    }
+
+    let unwritten = temp_path("trainer_linear_unwritten.rxtt");
+    let _ = std::fs::remove_file(&unwritten);
+    let error = trainer.save_for_target(&unwritten, Some("nonsense-arch-linux"), None, None).unwrap_err();
+    assert_eq!(error.code, Code::InvalidArgument, "{}", error);
+    assert!(error.message.contains("cannot compile for 'nonsense-arch-linux'"), "{}", error);
+    let error = trainer.save_for_target(&unwritten, None, Some("pentium9000"), None).unwrap_err();
+    assert_eq!(error.code, Code::InvalidArgument, "{}", error);
+    assert!(error.message.contains("'pentium9000' is not a CPU LLVM knows"), "{}", error);
+    assert!(!unwritten.exists(), "a failed save wrote {}", unwritten.display());
 }
 
 #[test]
