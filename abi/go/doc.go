@@ -23,8 +23,8 @@
 // librxt_runtime, the runtime alone (docs/deploy.md), for programs that train from trainer
 // files where there is no compiler and no LLVM. The API is then what the runtime has: trainer
 // files (LoadTrainer, Save), Update, Evaluate, Predict, the trainer's tensors, learning rate,
-// schedules and checkpoints, contexts and LoadPlugin; ParseModule, Module, NewTrainer and
-// the plugin listings are not compiled.
+// schedules and checkpoints, contexts and LoadPlugin; ParseModule, Module, NewTrainer,
+// SaveForTarget and the plugin listings are not compiled.
 //
 // # Errors
 //

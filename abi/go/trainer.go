@@ -100,7 +100,7 @@ func (t *Trainer) do(f func(*C.rxt_trainer_t) error) error {
 
 // Save writes the whole trainer (program, kernels compiled ahead of time, values, step count,
 // schedule) to one file, atomically. Linked with librxt_runtime, which compiles nothing, it
-// writes the kernels the trainer was loaded with.
+// writes the kernels the trainer was loaded with; SaveForTarget compiles them for another machine.
 func (t *Trainer) Save(path string) error {
 	cpath := C.CString(path)
 	defer C.free(unsafe.Pointer(cpath))

@@ -62,3 +62,25 @@ func NewTrainer(module *Module, options TrainerOptions) (*Trainer, error) {
 	}
 	return newTrainer(handle), nil
 }
+
+// SaveForTarget is Save with the kernels compiled for another machine, where the file is to be
+// loaded (docs/deploy.md, "On another architecture"): |target| a target triple
+// ("aarch64-linux-gnu"), |cpu| a CPU of it ("x86-64" for a file any x86-64 machine loads,
+// "cortex-a72") and |features| ("+sve"), as LLVM names them; "" is this machine's (for cpu: this
+// machine's CPU for its own triple, else the architecture's baseline). Another architecture's
+// library is linked by its cross compiler (aarch64-linux-gnu-gcc) from PATH; make the trainer
+// with Libraries "none" unless that machine has the kernel libraries' plugins. InvalidArgument
+// for a target or CPU LLVM does not know, FailedPrecondition for a backend that cannot compile
+// ahead of time or a missing cross compiler; nothing is written on an error.
+func (t *Trainer) SaveForTarget(path, target, cpu, features string) error {
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	// "" goes as NULL, the value rxt.h documents as "this machine's" for all three fields.
+	ctarget, ccpu, cfeatures := cstring(target), cstring(cpu), cstring(features)
+	defer C.free(unsafe.Pointer(ctarget))
+	defer C.free(unsafe.Pointer(ccpu))
+	defer C.free(unsafe.Pointer(cfeatures))
+	return t.do(func(h *C.rxt_trainer_t) error {
+		return statusError(C.rxt_trainer_save_for_target(h, cpath, ctarget, ccpu, cfeatures))
+	})
+}
