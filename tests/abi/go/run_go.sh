@@ -3,13 +3,13 @@
 # run_go.sh LIB_DIR WORK_DIR SANITIZE=[LIST] [TAGS=[LIST]] example NAME [ARGS...]
 #
 # The Go binding (abi/go) against the library in LIB_DIR: gofmt, go vet and `go test -race` of
-# every package, or one example built and run with ARGS. TAGS are Go build tags: TAGS=rxt_runtime
-# links librxt_runtime instead of librxt and builds only what the runtime has (abi/go/cgo.go).
-# Offline and self-contained: no module proxy (the module needs nothing outside the repo), the
-# user's GOFLAGS ignored, and every cache Go writes inside WORK_DIR. Skips (77) saying why
-# without `go` (Debian's golang-go), without Fashion-MNIST for the examples (Debian's
-# dataset-fashion-mnist), or when librxt is built with sanitizers (LIST not empty: a Go program
-# cannot load their runtimes first).
+# every package, or one example built and run with -data (Fashion-MNIST) and ARGS. TAGS are Go
+# build tags: TAGS=rxt_runtime links librxt_runtime instead of librxt and builds only what the
+# runtime has (abi/go/cgo.go). Offline and self-contained: no module proxy (the module needs
+# nothing outside the repo), the user's GOFLAGS ignored, and every cache Go writes inside
+# WORK_DIR. Skips (77) saying why without `go` (Debian's golang-go), without Fashion-MNIST for
+# the examples (Debian's dataset-fashion-mnist), or when librxt is built with sanitizers (LIST
+# not empty: a Go program cannot load their runtimes first).
 set -euo pipefail
 usage="usage: run_go.sh LIB_DIR WORK_DIR SANITIZE=[LIST] [TAGS=[LIST]] test|example NAME [ARGS...]"
 if [[ $# -lt 4 || "$3" != SANITIZE=* ]]; then
@@ -74,7 +74,7 @@ case "$mode" in
     fi
     go build -tags="$tags" -o "$work/bin/$name" "./examples/$name"
     # ctest checks the output (PASS_REGULAR_EXPRESSION ignores the exit status): say a failure.
-    "$work/bin/$name" -model "$root/examples/mlp.rxt" -data "$data" "$@" ||
+    "$work/bin/$name" -data "$data" "$@" ||
       { status=$?; echo "run_go.sh: FAILED: $name exited with $status"; exit "$status"; }
     ;;
   *)
