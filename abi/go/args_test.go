@@ -1,3 +1,5 @@
+//go:build !rxt_runtime
+
 package rxt_test
 
 // Calls with more Go slices than the C helpers take in place (RXT_GO_DIRECT, 8): the rest are

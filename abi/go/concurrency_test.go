@@ -1,3 +1,5 @@
+//go:build !rxt_runtime
+
 package rxt_test
 
 // Goroutines where docs/abi.md allows threads: separate trainers side by side (in one context),

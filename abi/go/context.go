@@ -116,16 +116,13 @@ func (c *Context) NumThreads() (int, error) {
 	return int(n), err
 }
 
-// Plugins lists the plugins loaded into this context, in load order.
-func (c *Context) Plugins() ([]PluginInfo, error) {
-	var out []PluginInfo
-	err := c.use(func(h *C.rxt_context_t) error {
-		var err error
-		if h == nil {
-			h = C.rxt_context_default()
-		}
-		out, err = listPlugins(h)
-		return err
-	})
-	return out, err
+// LoadPlugin loads the plugin library at |path| into the default context (rxt_plugin_load).
+// Loading a file already loaded does nothing; a failure (missing file, wrong plugin ABI, a
+// name already taken) leaves nothing of it registered and names the file. Linked with
+// librxt_runtime (the rxt_runtime build tag), only the plugin's extern functions are taken (what
+// kernels compiled ahead of time call); the rest is for the compiler.
+func LoadPlugin(path string) error {
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	return statusError(C.rxt_plugin_load(cpath))
 }

@@ -19,6 +19,13 @@
 // <dlpack/dlpack.h> (Debian's libdlpack-dev). The package needs Go 1.19 and nothing but the
 // standard library.
 //
+// With the build tag rxt_runtime (go build -tags rxt_runtime) it links -lrxt_runtime instead:
+// librxt_runtime, the runtime alone (docs/deploy.md), for programs that train from trainer
+// files where there is no compiler and no LLVM. The API is then what the runtime has: trainer
+// files (LoadTrainer, Save), Update, Evaluate, Predict, the trainer's tensors, learning rate,
+// schedules and checkpoints, contexts and LoadPlugin; ParseModule, Module, NewTrainer,
+// SaveForTarget and the plugin listings are not compiled.
+//
 // # Errors
 //
 // Every failure is an error value, never a panic: an *Error carrying rxt's Code and message

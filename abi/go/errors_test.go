@@ -1,10 +1,11 @@
+//go:build !rxt_runtime
+
 package rxt_test
 
 // Every error path of the binding: an *rxt.Error with rxt's code and message, never a panic.
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -139,40 +140,6 @@ func TestMalformedModuleText(t *testing.T) {
 	wantError(t, err, rxt.NotFound, "no_such_function")
 	_, err = module.RunPasses("NoSuchPass")
 	wantError(t, err, rxt.NotFound, "NoSuchPass")
-}
-
-func TestMissingAndCorruptFiles(t *testing.T) {
-	dir := t.TempDir()
-	missing := filepath.Join(dir, "no_such_trainer.rxtt")
-	_, err := rxt.LoadTrainer(missing, nil)
-	wantError(t, err, rxt.NotFound, "no_such_trainer.rxtt")
-	corrupt := filepath.Join(dir, "corrupt.rxtt")
-	ok(t, os.WriteFile(corrupt, []byte("not a trainer file"), 0o644))
-	_, err = rxt.LoadTrainer(corrupt, nil)
-	wantError(t, err, rxt.DataLoss, "not an rxt trainer file")
-	trainer := linearTrainer(t, "sgd", "lr=0.05")
-	wantError(t, trainer.LoadCheckpoint(filepath.Join(dir, "no_such_checkpoint.safetensors")), rxt.NotFound,
-		"no_such_checkpoint")
-	wantError(t, trainer.LoadCheckpoint(corrupt), rxt.DataLoss, "corrupt.rxtt")
-	wantError(t, rxt.LoadPlugin(filepath.Join(dir, "no_such_plugin.so")), rxt.NotFound, "no_such_plugin.so")
-	_, err = rxt.NewContext(rxt.ContextOptions{Plugins: []string{filepath.Join(dir, "absent.so")}})
-	wantError(t, err, rxt.NotFound, "absent.so")
-}
-
-func TestPluginOfTheWrongABI(t *testing.T) {
-	path := fromEnv(t, "RXT_TEST_PLUGIN_DIR", "bad/test_wrong_abi.so")
-	wantError(t, rxt.LoadPlugin(path), rxt.FailedPrecondition, "speaks plugin ABI version 99")
-	context, err := rxt.NewContext(rxt.ContextOptions{NoSearchPath: true})
-	ok(t, err)
-	defer context.Close()
-	wantError(t, context.LoadPlugin(path), rxt.FailedPrecondition, "test_wrong_abi.so")
-	plugins, err := rxt.Plugins()
-	ok(t, err)
-	for _, p := range plugins {
-		if strings.Contains(p.Path, "test_wrong_abi") {
-			t.Fatalf("the refused plugin stayed loaded: %+v", p)
-		}
-	}
 }
 
 func TestUseAfterClose(t *testing.T) {

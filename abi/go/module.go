@@ -1,3 +1,5 @@
+//go:build !rxt_runtime
+
 package rxt
 
 // #include <stdlib.h>
@@ -71,12 +73,6 @@ func (m *Module) write(f func(*C.rxt_module_t) error) error {
 		return closedError("module")
 	}
 	return f(m.handle)
-}
-
-// takeString returns a string rxt returned through char** and frees it.
-func takeString(text *C.char) string {
-	defer C.rxt_string_free(text)
-	return C.GoString(text)
 }
 
 // Print is the module's text form.

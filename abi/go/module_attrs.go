@@ -1,3 +1,5 @@
+//go:build !rxt_runtime
+
 package rxt
 
 // #include <stdlib.h>
@@ -27,13 +29,6 @@ func (m *Module) AttrNames() ([]string, error) {
 		return nil
 	})
 	return names, err
-}
-
-// withName runs |f| with |name| as a C string.
-func withName(name string, f func(*C.char) error) error {
-	cname := C.CString(name)
-	defer C.free(unsafe.Pointer(cname))
-	return f(cname)
 }
 
 // AttrInt reads an integer attribute.

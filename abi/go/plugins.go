@@ -1,3 +1,5 @@
+//go:build !rxt_runtime
+
 package rxt
 
 // #include <stdlib.h>
@@ -8,6 +10,9 @@ import (
 	"runtime/cgo"
 	"unsafe"
 )
+
+// Listing plugins and what they provide: librxt only (librxt_runtime loads plugins for their
+// extern functions and lists nothing).
 
 // PluginInfo describes a loaded plugin (rxt_plugin_info_t).
 type PluginInfo struct {
@@ -32,18 +37,23 @@ const (
 // NamedItem is an item of a listing: a name and its one-line summary.
 type NamedItem struct{ Name, Summary string }
 
-// LoadPlugin loads the plugin library at |path| into the default context (rxt_plugin_load).
-// Loading a file already loaded does nothing; a failure (missing file, wrong plugin ABI, a
-// name already taken) leaves nothing of it registered and names the file.
-func LoadPlugin(path string) error {
-	cpath := C.CString(path)
-	defer C.free(unsafe.Pointer(cpath))
-	return statusError(C.rxt_plugin_load(cpath))
-}
-
 // LoadSearchPath loads every plugin on the search path (RXT_PLUGIN_PATH, then the
 // installation's plugin directory); the error lists every plugin that failed.
 func LoadSearchPath() error { return statusError(C.rxt_plugins_load_search_path()) }
+
+// Plugins lists the plugins loaded into this context, in load order.
+func (c *Context) Plugins() ([]PluginInfo, error) {
+	var out []PluginInfo
+	err := c.use(func(h *C.rxt_context_t) error {
+		var err error
+		if h == nil {
+			h = C.rxt_context_default()
+		}
+		out, err = listPlugins(h)
+		return err
+	})
+	return out, err
+}
 
 // Plugins lists the default context's plugins, in load order.
 func Plugins() ([]PluginInfo, error) { return listPlugins(nil) }

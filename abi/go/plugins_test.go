@@ -1,20 +1,14 @@
+//go:build !rxt_runtime
+
 package rxt_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"rxt.dev/rxt"
 )
-
-func TestVersions(t *testing.T) {
-	if rxt.ABIVersion() != rxt.HeaderABIVersion {
-		t.Fatalf("librxt speaks ABI %d, rxt.h says %d", rxt.ABIVersion(), rxt.HeaderABIVersion)
-	}
-	if v := rxt.Version(); len(v) < 5 || v[1] != '.' {
-		t.Fatalf("version %q", v)
-	}
-}
 
 // Building a trainer loads what it needs from the plugin search path: the standard
 // optimizers are then listed, with their plugin.
@@ -62,6 +56,20 @@ func TestPluginListings(t *testing.T) {
 	ok(t, err)
 	if len(mine) != 1 || mine[0].Name != "rxt_optim_std" || threads != 1 {
 		t.Fatalf("the context's plugins %+v, threads %d", mine, threads)
+	}
+}
+
+// A plugin refused for its ABI version leaves nothing registered: it is not listed
+// (runtime_test.go checks the refusal itself, which librxt_runtime makes too).
+func TestRefusedPluginIsNotListed(t *testing.T) {
+	path := fromEnv(t, "RXT_TEST_PLUGIN_DIR", "bad/test_wrong_abi.so")
+	wantError(t, rxt.LoadPlugin(path), rxt.FailedPrecondition, "speaks plugin ABI version 99")
+	plugins, err := rxt.Plugins()
+	ok(t, err)
+	for _, p := range plugins {
+		if strings.Contains(p.Path, "test_wrong_abi") {
+			t.Fatalf("the refused plugin stayed loaded: %+v", p)
+		}
 	}
 }
 

@@ -1,8 +1,6 @@
 /* C helpers of the Go binding: rxt_go.h says why each exists. */
 #include "rxt_go.h"
 
-#include "_cgo_export.h"
-
 void rxt_go_delete(DLManagedTensor* tensor) {
   if (tensor != NULL && tensor->deleter != NULL) tensor->deleter(tensor);
 }
@@ -69,27 +67,4 @@ rxt_status_t rxt_go_trainer_set(rxt_trainer_t* trainer, rxt_trainer_tensors_t ki
                                      : rxt_trainer_set(trainer, kind, index, tensor);
   if (data != NULL) tensor->dl_tensor.data = NULL;
   return status;
-}
-
-/* ---- Visitors calling back into Go (visit.go) ------------------------------------------------ */
-
-static int visit_plugin(void* user_data, const rxt_plugin_info_t* info) {
-  return rxtGoVisitPlugin((uintptr_t)user_data, (rxt_plugin_info_t*)info);
-}
-
-static int visit_pair(void* user_data, const char* first, const char* second) {
-  return rxtGoVisitPair((uintptr_t)user_data, (char*)first, (char*)second);
-}
-
-rxt_status_t rxt_go_plugins_list(const rxt_context_t* context, uintptr_t handle) {
-  if (context == NULL) return rxt_plugins_list(visit_plugin, (void*)handle);
-  return rxt_context_plugins_list(context, visit_plugin, (void*)handle);
-}
-
-rxt_status_t rxt_go_plugin_items_list(rxt_plugin_item_kind_t kind, uintptr_t handle) {
-  return rxt_plugin_items_list(kind, visit_pair, (void*)handle);
-}
-
-rxt_status_t rxt_go_function_params(const rxt_module_t* module, const char* function, uintptr_t handle) {
-  return rxt_module_function_params(module, function, visit_pair, (void*)handle);
 }

@@ -39,7 +39,8 @@ rxt_status_t rxt_go_trainer_profile_step(rxt_trainer_t* trainer, DLManagedTensor
 rxt_status_t rxt_go_trainer_set(rxt_trainer_t* trainer, rxt_trainer_tensors_t kind, size_t index, const char* name,
                                 DLManagedTensor* tensor, void* data);
 
-/* Listings whose visitor calls back into Go with |handle| (a runtime/cgo.Handle). */
+/* Listings whose visitor calls back into Go with |handle| (a runtime/cgo.Handle), in
+ * rxt_go_listings.c: librxt only (not with the build tag rxt_runtime). */
 rxt_status_t rxt_go_plugins_list(const rxt_context_t* context, uintptr_t handle);
 rxt_status_t rxt_go_plugin_items_list(rxt_plugin_item_kind_t kind, uintptr_t handle);
 rxt_status_t rxt_go_function_params(const rxt_module_t* module, const char* function, uintptr_t handle);

@@ -20,18 +20,6 @@ type Trainer struct {
 	numOutputs int      // what Predict returns (-1: not asked yet)
 }
 
-// TrainerOptions are rxt_trainer_options_t's fields; "" and nil mean rxt's default.
-type TrainerOptions struct {
-	Backend          string // "": cpu when a plugin provides it, else reference
-	Loss             string // e.g. "cross_entropy"
-	LossOptions      string // e.g. `reduction="sum"`
-	Optimizer        string // e.g. "sgd", or one a plugin adds ("lion")
-	OptimizerOptions string // e.g. "lr=0.01, weight_decay=0.01"
-	OptLevel         *int   // nil: 2 (fusion, memory planning); 0: legalize only
-	Libraries        string // kernel libraries ("dnnl", "none"); "": the backend's defaults
-	Context          *Context
-}
-
 // Kind selects a trainer's tensors (rxt_trainer_tensors_t).
 type Kind int
 
@@ -49,49 +37,10 @@ func newTrainer(handle *C.rxt_trainer_t) *Trainer {
 	return t
 }
 
-// cstring is C.CString, with "" as NULL (rxt's default).
-func cstring(s string) *C.char {
-	if s == "" {
-		return nil
-	}
-	return C.CString(s)
-}
-
-// NewTrainer builds |module| (a backbone: @backbone with param_num and state_num) with the
-// options' loss and optimizer, or a trainer module made by SetupTrainer. Parameters and states
-// start at zero. Errors: InvalidArgument for an invalid backbone ("SetupTrainer: ...") or bad
-// options, NotFound for an unknown loss, optimizer or backend, Unimplemented for an op without
-// a gradient rule.
-func NewTrainer(module *Module, options TrainerOptions) (*Trainer, error) {
-	if module == nil {
-		return nil, errorf(InvalidArgument, "NewTrainer: the module is nil")
-	}
-	var o C.rxt_trainer_options_t
-	C.rxt_trainer_options_init(&o)
-	fields := []**C.char{&o.backend, &o.loss, &o.loss_options, &o.optimizer, &o.optimizer_options, &o.libraries}
-	values := []string{options.Backend, options.Loss, options.LossOptions, options.Optimizer,
-		options.OptimizerOptions, options.Libraries}
-	for i, field := range fields {
-		*field = cstring(values[i]) // C memory in a Go struct: allowed (no Go pointer)
-		defer C.free(unsafe.Pointer(*field))
-	}
-	if options.OptLevel != nil {
-		o.opt_level = C.int32_t(*options.OptLevel)
-	}
-	var handle *C.rxt_trainer_t
-	err := options.Context.use(func(context *C.rxt_context_t) error {
-		o.context = context
-		return module.read(func(m *C.rxt_module_t) error { return statusError(C.rxt_trainer_create(m, &o, &handle)) })
-	})
-	if err != nil {
-		return nil, err
-	}
-	return newTrainer(handle), nil
-}
-
-// LoadTrainer opens a trainer file (.rxtt, written by Save or `rxt train --save-trainer`): it
-// goes on bit for bit from where it was saved, with no compiler involved. |context| nil: the
-// default context. NotFound for a missing file, DataLoss for a malformed one (naming it).
+// LoadTrainer opens a trainer file (.rxtt, written by Save, `rxt build --trainer` or `rxt train
+// --save-trainer`): it goes on bit for bit from where it was saved, with no compiler involved.
+// |context| nil: the default context. NotFound for a missing file, DataLoss for a malformed one
+// (naming it).
 func LoadTrainer(path string, context *Context) (*Trainer, error) {
 	cpath := C.CString(path)
 	defer C.free(unsafe.Pointer(cpath))
@@ -101,6 +50,19 @@ func LoadTrainer(path string, context *Context) (*Trainer, error) {
 		return nil, err
 	}
 	return newTrainer(handle), nil
+}
+
+// takeString returns a string rxt returned through char** and frees it.
+func takeString(text *C.char) string {
+	defer C.rxt_string_free(text)
+	return C.GoString(text)
+}
+
+// withName runs |f| with |name| as a C string.
+func withName(name string, f func(*C.char) error) error {
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	return f(cname)
 }
 
 // Close releases the trainer and the C memory of its call arguments. Closing again does
@@ -137,7 +99,8 @@ func (t *Trainer) do(f func(*C.rxt_trainer_t) error) error {
 }
 
 // Save writes the whole trainer (program, kernels compiled ahead of time, values, step count,
-// schedule) to one file, atomically.
+// schedule) to one file, atomically. Linked with librxt_runtime, which compiles nothing, it
+// writes the kernels the trainer was loaded with; SaveForTarget compiles them for another machine.
 func (t *Trainer) Save(path string) error {
 	cpath := C.CString(path)
 	defer C.free(unsafe.Pointer(cpath))

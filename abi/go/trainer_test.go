@@ -1,3 +1,5 @@
+//go:build !rxt_runtime
+
 package rxt_test
 
 // The Trainer from Go against a plain Go computation, as tests/abi/trainer_test.c does from C.

@@ -1,3 +1,5 @@
+//go:build !rxt_runtime
+
 package rxt
 
 // #include "rxt_go.h"

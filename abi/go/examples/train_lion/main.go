@@ -1,3 +1,5 @@
+//go:build !rxt_runtime
+
 // train_lion loads the Lion optimizer plugin (examples/plugins/lion, built against an rxt
 // installation) and trains the seed MLP on Fashion-MNIST with optimizer "lion".
 //

@@ -1,3 +1,5 @@
+//go:build !rxt_runtime
+
 // train_mlp trains the seed MLP (examples/mlp.rxt: 784-128-128-10) on Fashion-MNIST through
 // rxt's Go binding and prints each epoch's loss and test accuracy. With -save it writes the
 // trained trainer to a trainer file; with -load it goes on from one (no compiler involved);
