@@ -621,8 +621,8 @@ RXT_API rxt_status_t rxt_trainer_save(const rxt_trainer_t* trainer, const char* 
 /* Like rxt_trainer_save, with the kernels compiled for another machine, where the file is to be
  * loaded by librxt_runtime built for it (docs/deploy.md, "On another architecture"): |target|
  * a target triple ("aarch64-linux-gnu"; NULL or "": this machine's), |cpu| ("cortex-a72";
- * NULL: this machine's CPU for its own triple, else the architecture's baseline) and
- * |features| ("+sve"; NULL: the CPU's own), as LLVM names them. The library is linked with the
+ * NULL or "": this machine's CPU for its own triple, else the architecture's baseline) and
+ * |features| ("+sve"; NULL or "": the CPU's own), as LLVM names them. The library is linked with the
  * target's cross compiler (aarch64-linux-gnu-gcc) from PATH. Create the trainer with
  * options->libraries "none" unless the other machine has the kernel libraries' plugins.
  * RXT_INVALID_ARGUMENT for a target or CPU LLVM does not know, RXT_FAILED_PRECONDITION for a
