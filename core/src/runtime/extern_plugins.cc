@@ -38,7 +38,10 @@ void Log(rxt_host_t* handle, rxt_log_level_t level, const char* message) noexcep
   try {
     if (host->registering) host->last_log = message;
     // As the compiler's host does by default: warnings and errors to stderr.
-    if (static_cast<int>(level) >= static_cast<int>(RXT_LOG_WARNING)) std::cerr << "rxt: plugin: " << message << "\n";
+    // Read as an int: a plugin in C may pass any number, which C++ must not load as the enum.
+    int number = 0;
+    std::memcpy(&number, &level, sizeof number);
+    if (number >= static_cast<int>(RXT_LOG_WARNING)) std::cerr << "rxt: plugin: " << message << "\n";
   } catch (...) {
   }
 }

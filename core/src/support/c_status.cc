@@ -39,10 +39,7 @@ void FreeCStatus(rxt_status_t status) noexcept {
   if (status != &out_of_memory_status) delete status;
 }
 
-ErrorCode ErrorCodeFromC(rxt_code_t code) noexcept {
-  int number = 0;
-  static_assert(sizeof number == sizeof code);
-  std::memcpy(&number, &code, sizeof number);
+ErrorCode ErrorCodeFromNumber(int number) noexcept {
   switch (number) {
     case RXT_OK: case RXT_CANCELLED: case RXT_UNKNOWN: case RXT_INVALID_ARGUMENT: case RXT_NOT_FOUND:
     case RXT_ALREADY_EXISTS: case RXT_RESOURCE_EXHAUSTED: case RXT_FAILED_PRECONDITION: case RXT_OUT_OF_RANGE:
@@ -51,6 +48,13 @@ ErrorCode ErrorCodeFromC(rxt_code_t code) noexcept {
     default:
       return ErrorCode::kUnknown;
   }
+}
+
+ErrorCode ErrorCodeFromC(const rxt_code_t& code) noexcept {
+  int number = 0;
+  static_assert(sizeof number == sizeof code);
+  std::memcpy(&number, &code, sizeof number);
+  return ErrorCodeFromNumber(number);
 }
 
 void ThrowIfFailed(rxt_status_t status, std::string_view context) {
@@ -63,7 +67,11 @@ void ThrowIfFailed(rxt_status_t status, std::string_view context) {
 }
 
 rxt_status_t HostStatusCreate(rxt_code_t code, const char* message) noexcept {
-  return MakeCStatus(ErrorCodeFromC(code), message != nullptr ? message : "");
+  // A plugin in C may pass any number: its bytes are read as an int, never loaded as the enum
+  // (in C++ a value outside the enum's range is undefined behaviour).
+  int number = 0;
+  std::memcpy(&number, &code, sizeof number);
+  return MakeCStatus(ErrorCodeFromNumber(number), message != nullptr ? message : "");
 }
 rxt_code_t HostStatusCode(rxt_status_t status) noexcept { return status == nullptr ? RXT_OK : status->code; }
 const char* HostStatusMessage(rxt_status_t status) noexcept { return status == nullptr ? "" : status->message.c_str(); }

@@ -28,9 +28,12 @@ rxt_status_t MakeCStatus(ErrorCode code, std::string_view message) noexcept;
 /// Frees |status|; NULL is a no-op.
 void FreeCStatus(rxt_status_t status) noexcept;
 
+/// The ErrorCode of a C code given as a number (any int: one outside the list is kUnknown).
+ErrorCode ErrorCodeFromNumber(int number) noexcept;
 /// A code received from C (a plugin may pass any int): codes outside the canonical list read
-/// as kUnknown. Reads the bytes as an int: in C++ an enum value outside its range is undefined.
-ErrorCode ErrorCodeFromC(rxt_code_t code) noexcept;
+/// as kUnknown. Reads the bytes as an int: in C++ an enum value outside its range is undefined,
+/// so |code| is taken by reference (a copy would load it as the enum).
+ErrorCode ErrorCodeFromC(const rxt_code_t& code) noexcept;
 
 /// The status functions of the plugin host API (rxt_host_api_t.status_create, _code, _message,
 /// _free), which both hosts (the compiler's and the runtime's) hand to plugins.
