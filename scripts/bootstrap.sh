@@ -58,6 +58,9 @@ packages=(
   # --- Compile once, train on another architecture (issue 16: docs/deploy.md)
   g++-aarch64-linux-gnu # cross-builds librxt_runtime for 64-bit Arm and links kernel libraries for it (--target)
   qemu-user             # qemu-aarch64: runs the cross-built runtime here (abi.runtime.aarch64_training)
+  # --- Distributed training (issue 17: docs/distributed.md)
+  libopenmpi-dev        # OpenMPI 4.1: the collective plugin rxt_ccl_mpi (librxt never links MPI)
+  openmpi-bin           # mpirun: the ccl_mpi tests run 2 ranks (--oversubscribe)
 )
 
 # shellcheck source=apt_install.sh

@@ -143,6 +143,21 @@ RXT_AT(rxt_exporter_t, state, 24);
 RXT_AT(rxt_exporter_t, extensions, 32);
 RXT_AT(rxt_exporter_t, export_graph, 40);
 _Static_assert(sizeof(rxt_exporter_t) == 48, "rxt_exporter_t grew or shrank");
+
+/* The vtable rxt_collective_t: struct_size, name, summary, state, then its functions. */
+RXT_AT(rxt_collective_t, struct_size, 0);
+RXT_AT(rxt_collective_t, name, 8);
+RXT_AT(rxt_collective_t, summary, 16);
+RXT_AT(rxt_collective_t, state, 24);
+RXT_AT(rxt_collective_t, create, 32);
+RXT_AT(rxt_collective_t, destroy, 40);
+RXT_AT(rxt_collective_t, rank, 48);
+RXT_AT(rxt_collective_t, size, 56);
+RXT_AT(rxt_collective_t, allreduce, 64);
+RXT_AT(rxt_collective_t, broadcast, 72);
+RXT_AT(rxt_collective_t, barrier, 80);
+_Static_assert(sizeof(rxt_collective_t) == 88, "rxt_collective_t grew or shrank");
+_Static_assert(sizeof(rxt_reduce_op_t) == 4 && RXT_REDUCE_SUM == 0 && RXT_REDUCE_MEAN == 1, "rxt_reduce_op_t changed");
 RXT_AT(rxt_export_graph_t, struct_size, 0);
 RXT_AT(rxt_export_graph_t, name, 8);
 RXT_AT(rxt_export_graph_t, num_inputs, 16);
@@ -190,7 +205,8 @@ RXT_AT(rxt_host_api_t, register_op, 152);
 RXT_AT(rxt_host_api_t, register_library, 160);
 RXT_AT(rxt_host_api_t, register_importer, 168);
 RXT_AT(rxt_host_api_t, register_exporter, 176);
-_Static_assert(sizeof(rxt_host_api_t) == 184, "rxt_host_api_t grew or shrank");
+RXT_AT(rxt_host_api_t, register_collective, 184);
+_Static_assert(sizeof(rxt_host_api_t) == 192, "rxt_host_api_t grew or shrank");
 
 /* The descriptor. struct_size and abi_version are where every version had them: the host
  * reads the version first, then the rest by its layout. */
@@ -217,7 +233,9 @@ RXT_AT(rxt_plugin_descriptor_t, importers, 152);
 RXT_AT(rxt_plugin_descriptor_t, num_importers, 160);
 RXT_AT(rxt_plugin_descriptor_t, exporters, 168);
 RXT_AT(rxt_plugin_descriptor_t, num_exporters, 176);
-_Static_assert(sizeof(rxt_plugin_descriptor_t) == 184, "rxt_plugin_descriptor_t grew or shrank");
+RXT_AT(rxt_plugin_descriptor_t, collectives, 184);
+RXT_AT(rxt_plugin_descriptor_t, num_collectives, 192);
+_Static_assert(sizeof(rxt_plugin_descriptor_t) == 200, "rxt_plugin_descriptor_t grew or shrank");
 
 /* The IR table (rxt/ir_builder.h), shared by plugins of versions 2 and 3. */
 RXT_AT(rxt_ir_api_t, struct_size, 0);

@@ -409,6 +409,47 @@ typedef struct rxt_exporter_s {
                                const rxt_export_sink_api_t* api, rxt_export_sink_t* sink);
 } rxt_exporter_t;
 
+/* ---- Collectives (data-parallel training across processes: docs/distributed.md) ------------- */
+
+/* The processes that train together (an MPI communicator, say), each with a rank in [0, size):
+ * opaque, made by rxt_collective_t.create. */
+typedef struct rxt_communicator_s rxt_communicator_t;
+
+/* How allreduce combines the ranks' tensors. */
+typedef enum rxt_reduce_op_e {
+  RXT_REDUCE_SUM = 0,  /* the sum over the ranks */
+  RXT_REDUCE_MEAN = 1  /* the sum divided by the number of ranks */
+} rxt_reduce_op_t;
+
+/* A collective: the communication of data-parallel training, on tensors in host memory (dtype
+ * float32, float64, int32 or int64, contiguous). Every rank makes the same calls in the same
+ * order; a call blocks until all ranks have made it. A communicator is used by one thread at a
+ * time. A peer that dies must not leave the others waiting for ever: the collective reports it
+ * (or the launcher ends the job) within seconds. */
+typedef struct rxt_collective_s {
+  size_t struct_size; /* sizeof(rxt_collective_t) */
+  const char* name;   /* "mpi" */
+  const char* summary;
+  void* state;
+  /* Required. A communicator over the processes of the launch (|external| NULL: MPI's world,
+   * initializing MPI if the program has not), or over the caller's own (|external| points to
+   * the library's handle, e.g. an MPI_Comm, which the communicator duplicates: the caller's is
+   * left as it is). |options|: the attribute syntax ("timeout=30"), NULL for none. */
+  rxt_status_t (*create)(void* state, const char* options, void* external, rxt_communicator_t** out_comm);
+  /* Required. Frees a communicator of create (NULL: no-op). */
+  void (*destroy)(void* state, rxt_communicator_t* comm);
+  /* Required. This process's rank and the number of ranks. */
+  int32_t (*rank)(void* state, const rxt_communicator_t* comm);
+  int32_t (*size)(void* state, const rxt_communicator_t* comm);
+  /* Required. Combines |tensor| over the ranks, in place: on return every rank holds the same
+   * result. Every rank passes the same shape and dtype. */
+  rxt_status_t (*allreduce)(void* state, rxt_communicator_t* comm, DLTensor* tensor, rxt_reduce_op_t op);
+  /* Required. Copies rank |root|'s |tensor| into every other rank's (same shape and dtype). */
+  rxt_status_t (*broadcast)(void* state, rxt_communicator_t* comm, DLTensor* tensor, int32_t root);
+  /* Required. Returns when every rank has called it. */
+  rxt_status_t (*barrier)(void* state, rxt_communicator_t* comm);
+} rxt_collective_t;
+
 /* Whether |table|, a vtable of |type| (or the host's table), holds |member|: whether its
  * struct_size reaches past it. For members appended after a vtable was first published. */
 #define RXT_VTABLE_HAS(type, table, member) \
@@ -475,6 +516,9 @@ typedef struct rxt_host_api_s {
 
   /* ---- Exporters (appended in version 3: check RXT_HOST_API_HAS) ---- */
   rxt_status_t (*register_exporter)(rxt_host_t* host, const rxt_exporter_t* exporter);
+
+  /* ---- Collectives (appended in version 3: check RXT_HOST_API_HAS) ---- */
+  rxt_status_t (*register_collective)(rxt_host_t* host, const rxt_collective_t* collective);
 } rxt_host_api_t;
 
 #define RXT_HOST_API_HAS(api, member) RXT_VTABLE_HAS(rxt_host_api_t, api, member)
@@ -512,6 +556,10 @@ typedef struct rxt_plugin_descriptor_s {
   /* ---- Exporters (appended in version 3: read only when struct_size covers them) ---- */
   const rxt_exporter_t* const* exporters;
   size_t num_exporters;
+
+  /* ---- Collectives (appended in version 3: read only when struct_size covers them) ---- */
+  const rxt_collective_t* const* collectives;
+  size_t num_collectives;
 } rxt_plugin_descriptor_t;
 
 typedef const rxt_plugin_descriptor_t* (*rxt_plugin_entry_fn_t)(uint32_t host_abi_version,

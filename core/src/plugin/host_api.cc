@@ -71,6 +71,9 @@ rxt_status_t RegisterImporter(rxt_host_t* host, const rxt_importer_t* importer) 
 rxt_status_t RegisterExporter(rxt_host_t* host, const rxt_exporter_t* exporter) noexcept {
   return Guarded(host, [&](PluginRecord& record) { return StageExporter(record, exporter); });
 }
+rxt_status_t RegisterCollective(rxt_host_t* host, const rxt_collective_t* collective) noexcept {
+  return Guarded(host, [&](PluginRecord& record) { return StageCollective(record, collective); });
+}
 
 // ---- Registration, versions 1 and 2 (the abi2_* slots).
 
@@ -136,6 +139,7 @@ void InitHostApi(PluginRecord& record) {
   record.api.register_library = &RegisterLibrary;
   record.api.register_importer = &RegisterImporter;
   record.api.register_exporter = &RegisterExporter;
+  record.api.register_collective = &RegisterCollective;
 }
 
 }  // namespace rxt::plugin_detail

@@ -206,6 +206,22 @@ rxt_status_t StageExporter(PluginRecord& record, const rxt_exporter_t* exporter)
       &PluginItem::exporter);
 }
 
+rxt_status_t StageCollective(PluginRecord& record, const rxt_collective_t* collective) {
+  return StageVTable<rxt_collective_t>(
+      record, PluginItemKind::kCollective, collective, RXT_SIZE_THROUGH(rxt_collective_t, barrier),
+      [](const rxt_collective_t& v) -> const char* {
+        return v.create == nullptr      ? "create"
+               : v.destroy == nullptr   ? "destroy"
+               : v.rank == nullptr      ? "rank"
+               : v.size == nullptr      ? "size"
+               : v.allreduce == nullptr ? "allreduce"
+               : v.broadcast == nullptr ? "broadcast"
+               : v.barrier == nullptr   ? "barrier"
+                                        : nullptr;
+      },
+      &PluginItem::collective);
+}
+
 rxt_code_t StageAbi2Item(PluginRecord& record, PluginItemKind kind, const abi2::Item* item) {
   const char* kind_name = PluginItemKindName(kind);
   auto reject = [&](ErrorCode code, std::string message) {
@@ -252,7 +268,8 @@ void AdaptAbi2Item(PluginRecord& record, PluginItem& item, const abi2::Item& raw
     case PluginItemKind::kOp:
     case PluginItemKind::kLibrary:
     case PluginItemKind::kImporter:
-    case PluginItemKind::kExporter: return;
+    case PluginItemKind::kExporter:
+    case PluginItemKind::kCollective: return;
   }
 }
 

@@ -73,6 +73,9 @@ void StageDescriptorItems(PluginRecord& record, const rxt_plugin_descriptor_t& d
   if (DescriptorHas(d, d.num_exporters)) {
     StageList(record, d.exporters, d.num_exporters, "exporter", &plugin_detail::StageExporter);
   }
+  if (DescriptorHas(d, d.num_collectives)) {
+    StageList(record, d.collectives, d.num_collectives, "collective", &plugin_detail::StageCollective);
+  }
 }
 
 /// The same for a descriptor of version 1 or 2, whose lists are arrays of items.
@@ -146,6 +149,7 @@ const char* PluginItemKindName(PluginItemKind kind) {
     case PluginItemKind::kLibrary: return "library";
     case PluginItemKind::kImporter: return "importer";
     case PluginItemKind::kExporter: return "exporter";
+    case PluginItemKind::kCollective: return "collective";
   }
   return "unknown";
 }

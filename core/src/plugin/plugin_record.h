@@ -84,6 +84,7 @@ rxt_status_t StageOp(PluginRecord& record, const rxt_op_t* op);
 rxt_status_t StageLibrary(PluginRecord& record, const rxt_library_t* library);
 rxt_status_t StageImporter(PluginRecord& record, const rxt_importer_t* importer);
 rxt_status_t StageExporter(PluginRecord& record, const rxt_exporter_t* exporter);
+rxt_status_t StageCollective(PluginRecord& record, const rxt_collective_t* collective);
 rxt_code_t StageAbi2Item(PluginRecord& record, PluginItemKind kind, const abi2::Item* item);
 
 /// Gives a staged item of a plugin of version 1 or 2 the vtable that stands in for it (none for

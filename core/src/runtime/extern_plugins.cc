@@ -86,6 +86,7 @@ rxt_host_api_t MakeHostApi(Registration* host) {
   api.register_library = &Ignore<rxt_library_t>;
   api.register_importer = &Ignore<rxt_importer_t>;
   api.register_exporter = &Ignore<rxt_exporter_t>;
+  api.register_collective = &Ignore<rxt_collective_t>;
   return api;
 }
 

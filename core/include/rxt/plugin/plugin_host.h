@@ -26,14 +26,17 @@
 
 namespace rxt {
 
-enum class PluginItemKind : uint8_t { kOptimizer, kLoss, kGradient, kBackend, kOp, kLibrary, kImporter, kExporter };
-inline constexpr std::array<PluginItemKind, 8> kAllPluginItemKinds = {
-    PluginItemKind::kOptimizer, PluginItemKind::kLoss,    PluginItemKind::kGradient, PluginItemKind::kBackend,
-    PluginItemKind::kOp,        PluginItemKind::kLibrary, PluginItemKind::kImporter, PluginItemKind::kExporter};
+enum class PluginItemKind : uint8_t {
+  kOptimizer, kLoss, kGradient, kBackend, kOp, kLibrary, kImporter, kExporter, kCollective
+};
+inline constexpr std::array<PluginItemKind, 9> kAllPluginItemKinds = {
+    PluginItemKind::kOptimizer, PluginItemKind::kLoss,     PluginItemKind::kGradient,
+    PluginItemKind::kBackend,   PluginItemKind::kOp,       PluginItemKind::kLibrary,
+    PluginItemKind::kImporter,  PluginItemKind::kExporter, PluginItemKind::kCollective};
 /// Per-kind tables are indexed by the kind.
 template <typename T>
 using PerPluginItemKind = std::array<T, kAllPluginItemKinds.size()>;
-/// "optimizer", "loss", "gradient", "backend", "op", "library", "importer", "exporter".
+/// "optimizer", "loss", "gradient", "backend", "op", "library", "importer", "exporter", "collective".
 const char* PluginItemKindName(PluginItemKind kind);
 
 /// One thing a plugin provides. Holding a copy keeps the plugin's library loaded, so its
@@ -54,6 +57,7 @@ struct PluginItem {
   const rxt_library_t* library = nullptr;  // a kernel library (plugins of version 3 only)
   const rxt_importer_t* importer = nullptr;  // an importer (plugins of version 3 only)
   const rxt_exporter_t* exporter = nullptr;  // an exporter (plugins of version 3 only)
+  const rxt_collective_t* collective = nullptr;  // a collective (plugins of version 3 only)
   /// What using a backend of ABI version 1 or 2 throws when its table cannot run kernels.
   std::optional<Error> unusable;
   std::string plugin;                      // the name of the plugin that provides it
