@@ -22,6 +22,7 @@
 #include "plugin_memory.h"
 #include "rxt/plugin/plugin_host.h"
 #include "rxt/plugin/plugin_kernel_provider.h"
+#include "rxt/runtime/communicator.h"
 #include "rxt/support/c_status.h"
 #include "rxt/support/error.h"
 
@@ -64,6 +65,13 @@ rxt_status_t RefuseKernel(void* state, const char*, const uint8_t*, size_t, void
 }
 rxt_status_t CallNothing(void*, void*, DLTensor* const*, int) { return Refuse("no call"); }
 void FreeNothing(void*, void*) {}
+// A collective that makes no communicator.
+rxt_status_t NoCommunicator(void*, const char*, void*, rxt_communicator_t**) { return Refuse("no communicator"); }
+void NoDestroy(void*, rxt_communicator_t*) {}
+int32_t RankZero(void*, const rxt_communicator_t*) { return 0; }
+rxt_status_t NoAllReduce(void*, rxt_communicator_t*, DLTensor*, rxt_reduce_op_t) { return Refuse("no allreduce"); }
+rxt_status_t NoBroadcast(void*, rxt_communicator_t*, DLTensor*, int32_t) { return Refuse("no broadcast"); }
+rxt_status_t NoBarrier(void*, rxt_communicator_t*) { return Refuse("no barrier"); }
 // Version 2's backend functions: the message fills the whole buffer without a terminating NUL
 // (the host must not read past it).
 void* RefuseKernelV2(void*, const char*, const uint8_t*, size_t, char* error, size_t error_size) {
@@ -114,6 +122,18 @@ const rxt_backend_t* Backend(FuzzInput& in, PluginMemory& memory) {
   v.load_kernel = Maybe(in, &RefuseKernel);
   v.call_kernel = Maybe(in, &CallNothing);
   v.free_kernel = Maybe(in, &FreeNothing);
+  return Sized(memory, v, claimed);
+}
+const rxt_collective_t* Collective(FuzzInput& in, PluginMemory& memory) {
+  size_t claimed = 0;
+  auto v = Named<rxt_collective_t>(in, memory, &claimed);
+  v.create = Maybe(in, &NoCommunicator);
+  v.destroy = Maybe(in, &NoDestroy);
+  v.rank = Maybe(in, &RankZero);
+  v.size = Maybe(in, &RankZero);
+  v.allreduce = Maybe(in, &NoAllReduce);
+  v.broadcast = Maybe(in, &NoBroadcast);
+  v.barrier = Maybe(in, &NoBarrier);
   return Sized(memory, v, claimed);
 }
 // Only externs that fail to register: one that registers would stay for the whole process.
@@ -215,7 +235,7 @@ void CallHost(FuzzInput& in, PluginMemory& memory, const rxt_host_api_t* api) {
   int calls = in.Int(0, 6);
   for (int c = 0; c < calls; ++c) {
     rxt_status_t status = nullptr;
-    switch (in.Int(0, 12)) {
+    switch (in.Int(0, 13)) {
       case 0: status = api->register_optimizer(api->host, in.Int(0, 7) == 0 ? nullptr : Optimizer(in, memory)); break;
       case 1: status = api->register_loss(api->host, in.Int(0, 7) == 0 ? nullptr : Loss(in, memory)); break;
       case 2:
@@ -224,6 +244,9 @@ void CallHost(FuzzInput& in, PluginMemory& memory, const rxt_host_api_t* api) {
       case 3: status = api->register_backend(api->host, in.Int(0, 7) == 0 ? nullptr : Backend(in, memory)); break;
       case 4: status = api->register_extern(api->host, in.Int(0, 7) == 0 ? nullptr : Extern(in, memory)); break;
       case 11: status = api->register_op(api->host, in.Int(0, 7) == 0 ? nullptr : Op(in, memory)); break;
+      case 13:
+        status = api->register_collective(api->host, in.Int(0, 7) == 0 ? nullptr : Collective(in, memory));
+        break;
       case 5: api->log(api->host, static_cast<rxt_log_level_t>(in.Int(-1, 5)), Name(in, memory)); break;
       case 6: {
         // Version 2's extern registration, failing only (no name or no function).
@@ -274,6 +297,7 @@ const rxt_plugin_descriptor_t* DescriptorV3(FuzzInput& in, PluginMemory& memory,
   list(&d.backends, &d.num_backends, &Backend);
   if (in.Int(0, 7) == 0) list(&d.externs, &d.num_externs, &Extern);  // rarely: none of them registers
   list(&d.ops, &d.num_ops, &Op);
+  list(&d.collectives, &d.num_collectives, &Collective);
   return Sized(memory, d, claimed);
 }
 
@@ -337,6 +361,18 @@ void CheckBackends(const rxt::PluginHost& host, const rxt::PluginInfo& info) {
   }
 }
 
+// Every collective the plugin registered makes no communicator: an rxt::Error, nothing else.
+void CheckCollectives(const rxt::PluginHost& host, const rxt::PluginInfo& info) {
+  for (const std::string& name : info.items[static_cast<size_t>(rxt::PluginItemKind::kCollective)]) {
+    rxt::PluginItem item = *host.Find(rxt::PluginItemKind::kCollective, name);
+    try {
+      rxt::Communicator::Create(*item.collective, item.keep_alive);
+      FUZZ_CHECK(false, "a collective that refuses made a communicator");
+    } catch (const rxt::Error&) {
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -373,6 +409,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(refusal != nullptr && refusal->code == RXT_FAILED_PRECONDITION,
              "an item was accepted after the entry point returned");
   CheckBackends(host, info);
+  CheckCollectives(host, info);
 
   // The same plugin again, under another file name: its name is taken.
   FuzzInput replay(data, size);
