@@ -180,12 +180,18 @@ rxt_status_t Barrier(void* /*state*/, rxt_communicator_t* raw) {
   return code == MPI_SUCCESS ? nullptr : MpiFailure("MPI_Barrier", code);
 }
 
+void Abort(void* /*state*/, rxt_communicator_t* raw, int32_t code) {
+  // MPI_Abort ends every process of the job (the launcher, mpirun or srun, kills them).
+  MPI_Abort(raw != nullptr ? Of(raw)->comm : MPI_COMM_WORLD, code);
+  std::_Exit(code);  // an MPI that returned from MPI_Abort
+}
+
 }  // namespace
 
 const rxt_collective_t& MpiCollective() {
   static const rxt_collective_t collective = {
       sizeof(rxt_collective_t), "mpi", "Data-parallel training over MPI (allreduce, broadcast, barrier on host tensors)",
-      nullptr, &Create, &Destroy, &Rank, &Size, &AllReduce, &Broadcast, &Barrier};
+      nullptr, &Create, &Destroy, &Rank, &Size, &AllReduce, &Broadcast, &Barrier, &Abort};
   return collective;
 }
 

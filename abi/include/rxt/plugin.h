@@ -448,6 +448,10 @@ typedef struct rxt_collective_s {
   rxt_status_t (*broadcast)(void* state, rxt_communicator_t* comm, DLTensor* tensor, int32_t root);
   /* Required. Returns when every rank has called it. */
   rxt_status_t (*barrier)(void* state, rxt_communicator_t* comm);
+  /* Optional (RXT_VTABLE_HAS; NULL: none). Ends every process of |comm|'s job with exit status
+   * |code| and does not return: what a rank that cannot go on calls, so that the others do not
+   * wait for it in a collective for ever. */
+  void (*abort)(void* state, rxt_communicator_t* comm, int32_t code);
 } rxt_collective_t;
 
 /* Whether |table|, a vtable of |type| (or the host's table), holds |member|: whether its

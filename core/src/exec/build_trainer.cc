@@ -126,12 +126,16 @@ class CalleeCollector : public ExprVisitor {
   std::set<std::string>& reached_;
 };
 
-/// The module without the Relax functions the Trainer never calls (@backbone,
+/// The module without the Relax functions the Trainer never calls (an entry point it lacks
+/// is skipped) (@backbone,
 /// @backbone_loss_adjoint, @optimizer once inlined): fewer kernels to compile.
 IRModule KeepTrainerEntryPoints(IRModule module) {
   std::set<std::string> reached;
   CalleeCollector collector(module, reached);
-  for (const char* entry : {names::kTrainStep, names::kPredict, names::kBackboneLoss}) collector.Reach(entry);
+  for (const char* entry :
+       {names::kTrainStep, names::kPredict, names::kBackboneLoss, names::kAccumulateStep, names::kApplyStep}) {
+    collector.Reach(entry);
+  }
   module.RemoveIf(
       [&](const IRModule::Entry& entry) { return entry.function != nullptr && reached.count(entry.name) == 0; });
   return module;

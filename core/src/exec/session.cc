@@ -197,6 +197,10 @@ std::unique_ptr<Trainer> Session::CreateTrainer(const IRModule& module, const Tr
     Throw(ErrorCode::kInvalidArgument,
           "a trainer module has its loss and optimizer compiled in: give the backbone module to choose them");
   }
+  if (trainer_module && (request.data_parallel || request.accumulation)) {
+    Throw(ErrorCode::kInvalidArgument, "a trainer module has its data parallelism and gradient accumulation compiled "
+          "in (SetupTrainer's options): give the backbone module to choose them");
+  }
   if (!trainer_module && (request.loss.name.empty() || request.optimizer.name.empty())) {
     Throw(ErrorCode::kInvalidArgument,
           "a backbone module needs a loss and an optimizer (e.g. \"cross_entropy\" and \"sgd\")");
@@ -206,7 +210,10 @@ std::unique_ptr<Trainer> Session::CreateTrainer(const IRModule& module, const Tr
   TrainerProgram program = trainer_module ? BuildTrainerProgram(module, build)
                                           : BuildTrainerProgram(module, {.loss = request.loss,
                                                                          .optimizer = request.optimizer,
-                                                                         .plugins = &host_},
+                                                                         .plugins = &host_,
+                                                                         .data_parallel = request.data_parallel,
+                                                                         .bucket_bytes = request.bucket_bytes,
+                                                                         .accumulation = request.accumulation},
                                                                 build);
   auto kernels = std::make_shared<PluginKernelProvider>(PluginKernelProvider::Find(build.backend, host_));
   auto trainer = std::make_unique<Trainer>(std::move(program), std::move(kernels), host_.externs());
@@ -215,6 +222,21 @@ std::unique_ptr<Trainer> Session::CreateTrainer(const IRModule& module, const Tr
     trainer->set_allocator(context_->allocator());
   }
   return trainer;
+}
+
+std::shared_ptr<Communicator> Session::CreateCommunicator(const std::string& name, const std::string& options,
+                                                         void* external) {
+  if (!host_.Find(PluginItemKind::kCollective, name)) LoadSearchPathOnce();
+  std::optional<PluginItem> item = host_.Find(PluginItemKind::kCollective, name);
+  if (!item || item->collective == nullptr) {
+    std::string known;
+    for (const PluginItem& c : host_.Items(PluginItemKind::kCollective)) known += (known.empty() ? "" : ", ") + c.name;
+    Throw(ErrorCode::kNotFound, "no collective named '", name, "' is loaded (",
+          known.empty() ? "none is: plugins/ccl_mpi provides \"mpi\" where OpenMPI was found at build time"
+                        : "known: " + known,
+          ")");
+  }
+  return Communicator::Create(*item->collective, item->keep_alive, options, external);
 }
 
 std::unique_ptr<KernelProvider> Session::KernelsFor(const Executable& exec, const std::string& backend) {

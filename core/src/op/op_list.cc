@@ -11,6 +11,7 @@ void RegisterCoreOps(OpRegistry& registry) {
   RegisterNNOps(registry);
   RegisterCheckpointOps(registry);
   RegisterDifferentiationOps(registry);
+  RegisterCollectiveOps(registry);
   RegisterBuiltinOps(registry);
 }
 

@@ -40,4 +40,10 @@ void Communicator::Barrier() {
   ThrowIfFailed(collective_.barrier(collective_.state, comm_), StrCat("collective '", name_, "': barrier"));
 }
 
+void Communicator::Abort(int code) {
+  if (RXT_VTABLE_HAS(rxt_collective_t, &collective_, abort) && collective_.abort != nullptr) {
+    collective_.abort(collective_.state, comm_, code);
+  }
+}
+
 }  // namespace rxt

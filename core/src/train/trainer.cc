@@ -55,7 +55,7 @@ std::string Count(const std::vector<TrainerTensorSpec>& specs, const char* what)
 }  // namespace
 
 Trainer::Trainer(TrainerProgram program, std::shared_ptr<KernelProvider> provider, const ExternRegistry& externs)
-    : program_(std::move(program)), provider_(std::move(provider)) {
+    : program_(std::move(program)), provider_(std::move(provider)), externs_(&externs) {
   if (provider_ == nullptr) Throw(ErrorCode::kInvalidArgument, "trainer: no kernel provider (backend) given");
   for (const char* function : {kTrainStep, kPredict, kBackboneLoss}) {
     if (program_.executable.FindFunction(function) < 0) {
@@ -67,7 +67,8 @@ Trainer::Trainer(TrainerProgram program, std::shared_ptr<KernelProvider> provide
     Throw(ErrorCode::kInvalidArgument, "trainer: ", program_.optim_state_names.size(), " optimizer state names for ",
           program_.initial_optim_state.size(), " initial values");
   }
-  vm_ = std::make_unique<VirtualMachine>(program_.executable, *provider_, externs);
+  RegisterCollectiveExterns();
+  vm_ = std::make_unique<VirtualMachine>(program_.executable, *provider_, externs_);
   params_.resize(program_.params.size());
   states_.resize(program_.states.size());
   ZeroInitParams();
@@ -225,29 +226,10 @@ std::vector<Tensor> Trainer::Predict(const std::vector<Tensor>& inputs) {
 
 Tensor Trainer::Update(const std::vector<Tensor>& inputs, const std::vector<Tensor>& targets) {
   CheckReady(kTrainStep);
+  CheckNothingAccumulated("update");
   ApplySchedule();
   std::vector<Value> args = Arguments(kTrainStep, inputs, &targets);
-  // The step gets the only references to the parameters, states and optimizer state, so an
-  // update computed element by element is written over the old values instead of beside them
-  // (docs/vm.md, "Donated inputs"): one copy of each in memory, not two. A tensor a caller
-  // still holds (param() copied, ExportParams) is never written: the VM sees the other owner.
-  size_t first = inputs.size() + targets.size();
-  std::vector<Tensor>* resident[] = {&params_, &states_, &optim_state_};
-  for (std::vector<Tensor>* values : resident) {
-    for (Tensor& t : *values) t = Tensor();
-  }
-  Value result;
-  try {
-    result = vm_->InvokeTakingArguments(kTrainStep, args);
-  } catch (...) {
-    // Back from the arguments (handed back on failure). A step that failed after an update
-    // ran leaves that update written.
-    size_t k = first;
-    for (std::vector<Tensor>* values : resident) {
-      for (Tensor& t : *values) t = args[k++].tensor();
-    }
-    throw;
-  }
+  Value result = InvokeDonating(kTrainStep, args, inputs.size() + targets.size(), {&params_, &states_, &optim_state_});
   const std::vector<Value>& fields = result.tuple();
   size_t expected = 1 + params_.size() + states_.size() + optim_state_.size();
   RXT_CHECK(fields.size() == expected, "train_step returned ", fields.size(), " values, expected ", expected);
@@ -258,6 +240,29 @@ Tensor Trainer::Update(const std::vector<Tensor>& inputs, const std::vector<Tens
   for (Tensor& o : optim_state_) o = fields[k++].tensor();
   ++step_;
   return fields[0].tensor();
+}
+
+Value Trainer::InvokeDonating(const char* function, std::vector<Value>& args, size_t first,
+                              const std::vector<std::vector<Tensor>*>& resident) {
+  // The step gets the only references to the resident tensors (parameters, states, optimizer
+  // state, accumulators), so an update computed element by element is written over the old
+  // values instead of beside them (docs/vm.md, "Donated inputs"): one copy of each in memory,
+  // not two. A tensor a caller still holds (param() copied, ExportParams) is never written:
+  // the VM sees the other owner.
+  for (std::vector<Tensor>* values : resident) {
+    for (Tensor& t : *values) t = Tensor();
+  }
+  try {
+    return vm_->InvokeTakingArguments(function, args);
+  } catch (...) {
+    // Back from the arguments (handed back on failure). A step that failed after an update
+    // ran leaves that update written.
+    size_t k = first;
+    for (std::vector<Tensor>* values : resident) {
+      for (Tensor& t : *values) t = args[k++].tensor();
+    }
+    throw;
+  }
 }
 
 int64_t Trainer::num_storage_allocations() const { return vm_->num_storage_allocations(); }

@@ -53,6 +53,7 @@ const Tensor& ExpectSpec(const TensorFile& file, const std::string& source, cons
 }  // namespace
 
 TensorFile Trainer::MakeCheckpoint(const std::map<std::string, std::string>& metadata) const {
+  CheckNothingAccumulated("save a checkpoint");
   CheckReady("checkpoint");
   TensorFile file;
   for (const auto& [key, value] : metadata) {
@@ -138,6 +139,10 @@ std::map<std::string, std::string> Trainer::RestoreCheckpoint(const TensorFile& 
   states_ = std::move(states);
   optim_state_ = std::move(optim);
   step_ = step;
+  // Micro-batches accumulated before are of another run: dropped.
+  loss_sum_.clear();
+  grad_sums_.clear();
+  accumulated_ = 0;
   std::map<std::string, std::string> user;
   for (const auto& [key, value] : file.metadata) {
     if (key.rfind("rxt.", 0) != 0) user[key] = value;

@@ -87,7 +87,11 @@ std::vector<PassEntry> PassTable() {
         {"loss_options", "string: the loss's options in attribute syntax"},
         {"optimizer", "string, required: the optimizer by name, e.g. sgd"},
         {"optimizer_options", "string: the optimizer's options, e.g. \"lr=0.01, weight_decay=0.01\""},
-        {"legalize", "bool, true: run LegalizeOps at the end"}}},
+        {"legalize", "bool, true: run LegalizeOps at the end"},
+        {"data_parallel", "bool, false: combine gradients over the ranks (ccl.allreduce) before the optimizer"},
+        {"bucket_bytes", "int, 26214400: the most bytes of gradients in one ccl.allreduce"},
+        {"gradient_reduction", "string: \"mean\" or \"sum\" (default: the loss's reduction)"},
+        {"accumulation", "bool, false: add @accumulate_step and @apply_step (gradient accumulation)"}}},
   };
 }
 
@@ -236,6 +240,10 @@ Pass SetupTrainerFromOptions() {
     setup.optimizer = {RequiredString(context, "SetupTrainer", "optimizer", "sgd"),
                        context.GetOption<std::string>("SetupTrainer.optimizer_options", "")};
     setup.legalize = context.GetOption<bool>("SetupTrainer.legalize", true);
+    setup.data_parallel = context.GetOption<bool>("SetupTrainer.data_parallel", false);
+    setup.bucket_bytes = context.GetOption<int64_t>("SetupTrainer.bucket_bytes", setup.bucket_bytes);
+    setup.gradient_reduction = context.GetOption<std::string>("SetupTrainer.gradient_reduction", "");
+    setup.accumulation = context.GetOption<bool>("SetupTrainer.accumulation", false);
     return SetupTrainer(std::move(module), setup);
   };
   return CreateModulePass(run, "SetupTrainer");

@@ -68,6 +68,11 @@ struct TrainRequest {
   BuildRequest build;
   LossSpec loss;
   OptimizerSpec optimizer;
+  /// TrainerSetup's: data parallelism (and its bucket size), gradient accumulation. A trainer
+  /// module has them compiled in already (these must then be left as they are).
+  bool data_parallel = false;
+  int64_t bucket_bytes = 25 << 20;
+  bool accumulation = false;
 };
 
 /// "dnnl, other" -> {"dnnl", "other"} (names trimmed); "none" -> {}. kInvalidArgument for an
@@ -139,6 +144,12 @@ class Session {
   /// plugins of its extern functions are loaded by name (rxt_lib_<library>) before the search
   /// path is tried.
   std::unique_ptr<Trainer> LoadTrainer(const std::string& path);
+  /// A communicator of the collective |name| ("mpi": plugins/ccl_mpi) for data-parallel
+  /// training (Trainer::SetCommunicator), loading the search path (once, unless off) when no
+  /// loaded plugin provides it; |external| is the caller's own communicator (an MPI_Comm*),
+  /// null for the launch's world. kNotFound naming the loaded collectives.
+  std::shared_ptr<Communicator> CreateCommunicator(const std::string& name, const std::string& options = "",
+                                                   void* external = nullptr);
   /// The kernels |exec| runs with on |backend| (empty: the one it was built for).
   std::unique_ptr<KernelProvider> KernelsFor(const Executable& exec, const std::string& backend = "");
   /// A VM running |exec| with KernelsFor(exec, backend), the extern functions of the session's

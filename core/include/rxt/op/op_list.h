@@ -153,6 +153,11 @@
 // LowerGradientOf pass
 //   gradient_of(y, wrt)          the gradient of sum(y) for each tensor of the Tuple wrt,
 //                                through the bindings computing y from them; a Tuple like wrt
+// Collectives of data-parallel training (core/src/op/collective.cc); a Trainer binds them to
+// its communicator (docs/distributed.md)
+//   ccl.allreduce(x; op="sum")   x summed over the ranks ("mean": divided by their number);
+//                                float32/64, int32/64; legalized to call_extern of
+//                                "ccl.allreduce_sum" / "ccl.allreduce_mean"
 // Builtins (core/src/op/builtin.cc)
 //   call_kernel(kernel, args)    kernel: a GlobalVar, args: a Tuple; destination-passing;
 //                                result = sinfo_args[0], or a Tuple of several
@@ -198,6 +203,8 @@ inline constexpr auto kCoreOpNames = std::to_array<std::string_view>({
     "checkpoint_start", "checkpoint_end",
     // differentiation
     "gradient_of",
+    // collectives
+    "ccl.allreduce",
     // builtins
     "call_kernel", "call_extern", "print", "assert", "view",
 });
@@ -214,6 +221,7 @@ void RegisterCreateOps(OpRegistry& registry);
 void RegisterNNOps(OpRegistry& registry);
 void RegisterCheckpointOps(OpRegistry& registry);
 void RegisterDifferentiationOps(OpRegistry& registry);
+void RegisterCollectiveOps(OpRegistry& registry);
 void RegisterBuiltinOps(OpRegistry& registry);
 
 }  // namespace rxt

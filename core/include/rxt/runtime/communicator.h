@@ -38,6 +38,9 @@ class Communicator {
   void Broadcast(DLTensor& tensor, int root);
   /// Returns when every rank has called it.
   void Barrier();
+  /// Ends every rank's process with exit status |code| (the collective's abort) so that no
+  /// rank waits for this one for ever; returns only when the collective has no abort.
+  void Abort(int code);
 
  private:
   Communicator(const rxt_collective_t& collective, std::shared_ptr<const void> keep_alive)

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "rxt/runtime/communicator.h"
 #include "rxt/runtime/extern.h"
 #include "rxt/runtime/kernel.h"
 #include "rxt/runtime/profile.h"
@@ -103,6 +104,36 @@ class Trainer {
   Profile ProfileStep(const std::vector<Tensor>& inputs, const std::vector<Tensor>& targets);
   /// Updates done since initialization (or restored from a checkpoint).
   int64_t step() const { return step_; }
+
+  // ---- Gradient accumulation (a program built with TrainerSetup::accumulation: @accumulate_step
+  // and @apply_step). Accumulate micro-batches, then ApplyAccumulated: one optimizer step on
+  // their combined gradients ("mean" loss: their mean, as one batch of all their samples).
+  /// Whether the program can accumulate.
+  bool can_accumulate() const;
+  /// Forward and backward of one micro-batch, its gradients added to the sums; updates the
+  /// states (BatchNorm statistics), not the parameters. Returns the micro-batch's loss.
+  Tensor Accumulate(const std::vector<Tensor>& inputs, const std::vector<Tensor>& targets);
+  /// Micro-batches accumulated since the last ApplyAccumulated.
+  int accumulated() const { return accumulated_; }
+  /// One optimizer step (counted by step()) with the accumulated gradients, combined over the
+  /// ranks first under data parallelism (one allreduce per bucket); returns the step's loss
+  /// (the mean, or sum, of the micro-batches' and ranks'). kFailedPrecondition when nothing
+  /// was accumulated.
+  Tensor ApplyAccumulated();
+
+  // ---- Data parallelism (a program built with TrainerSetup::data_parallel; docs/distributed.md)
+  /// Whether the program combines gradients over ranks (calls ccl.allreduce).
+  bool data_parallel() const { return data_parallel_; }
+  /// Trains together with the other ranks of |communicator| (every rank calls this, in the
+  /// same order as its other collective calls): checks that every rank runs the same program
+  /// (kFailedPrecondition naming the ranks that differ), then every rank takes rank 0's
+  /// parameters, states, optimizer state and step count. Without a communicator a trainer is
+  /// a world of one rank. kFailedPrecondition for a program without data parallelism on more
+  /// than one rank (each would train alone).
+  void SetCommunicator(std::shared_ptr<Communicator> communicator);
+  const std::shared_ptr<Communicator>& communicator() const { return communicator_; }
+  /// A fingerprint of the program (its executable and layout): equal on ranks that can train together.
+  uint64_t ProgramFingerprint() const;
   /// Tensor storage the VM has taken from the heap so far (VirtualMachine::
   /// num_storage_allocations): constant from the third Update on, when nothing else holds the
   /// tensors the steps returned (the parameters alternate between two buffers).
@@ -147,10 +178,23 @@ class Trainer {
   /// Sets the optimizer state "lr" (a new tensor) without touching the schedule.
   void WriteLearningRate(double lr);
   int LrIndex() const;
+  /// ccl.allreduce_sum/_mean bound to this trainer's communicator (or a world of one).
+  void RegisterCollectiveExterns();
+  void CheckNothingAccumulated(const char* what) const;
+  /// Runs |function| on |args| whose resident tensors (|resident|, starting at args[first])
+  /// the call takes (donated); on failure hands them back.
+  Value InvokeDonating(const char* function, std::vector<Value>& args, size_t first,
+                       const std::vector<std::vector<Tensor>*>& resident);
 
   TrainerProgram program_;
   std::shared_ptr<KernelProvider> provider_;
+  std::shared_ptr<Communicator> communicator_;
+  ExternRegistry externs_;  // the caller's, plus the collectives (before vm_: it outlives it)
+  bool data_parallel_ = false;
   std::unique_ptr<VirtualMachine> vm_;
+  // Accumulated micro-batches: the loss's sum and one gradient sum per parameter.
+  std::vector<Tensor> loss_sum_, grad_sums_;
+  int accumulated_ = 0;
   std::vector<Tensor> params_, states_, optim_state_;
   int64_t step_ = 0;
   std::optional<LrSchedule> schedule_;

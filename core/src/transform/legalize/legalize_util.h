@@ -95,6 +95,7 @@ void RegisterConvLegalizations(OpRegistry& registry);
 void RegisterPoolLegalizations(OpRegistry& registry);
 void RegisterNormLegalizations(OpRegistry& registry);
 void RegisterLossLegalizations(OpRegistry& registry);
+void RegisterCollectiveLegalizations(OpRegistry& registry);
 void RegisterBuiltinLegalizations(OpRegistry& registry);
 
 }  // namespace rxt::legalize

@@ -16,6 +16,7 @@ void RegisterLegalizations(OpRegistry& registry) {
   RegisterPoolLegalizations(registry);
   RegisterNormLegalizations(registry);
   RegisterLossLegalizations(registry);
+  RegisterCollectiveLegalizations(registry);
   RegisterBuiltinLegalizations(registry);
 }
 

@@ -7,6 +7,7 @@
 
 #include <numeric>
 
+#include "rxt/ir/parser.h"
 #include "rxt/transform/training/append_loss.h"
 #include "rxt/transform/training/gradient.h"
 #include "rxt/transform/passes.h"
@@ -71,8 +72,33 @@ void CheckLossArgs(const TrainerSetup& setup, const Function& loss, const Backbo
   }
 }
 
+/// How gradients of several batches combine: the setup's gradient_reduction, else the loss's
+/// reduction option, else "mean".
+training::GradientCombination CombinationOf(const TrainerSetup& setup) {
+  training::GradientCombination combination;
+  combination.data_parallel = setup.data_parallel;
+  combination.bucket_bytes = setup.bucket_bytes;
+  std::string reduction = setup.gradient_reduction;
+  if (reduction.empty()) {
+    Attrs options = WithContext([&] { return ParseAttrList(setup.loss.options, "the loss options"); });
+    const AttrValue* value = options.Find("reduction");
+    reduction = value != nullptr && value->is<std::string>() ? value->get<std::string>() : "mean";
+    if (reduction == "none") reduction = "mean";  // refused later: a loss must be a scalar
+  }
+  if (reduction != "mean" && reduction != "sum") {
+    Throw(ErrorCode::kInvalidArgument, "SetupTrainer: gradient_reduction \"", reduction,
+          "\" is neither \"mean\" nor \"sum\"");
+  }
+  if (setup.bucket_bytes <= 0) {
+    Throw(ErrorCode::kInvalidArgument, "SetupTrainer: bucket_bytes ", setup.bucket_bytes, " is not positive");
+  }
+  combination.reduction = reduction;
+  return combination;
+}
+
 void SetAttributes(IRModule& module, const BackboneLayout& layout, const Function& loss,
-                   const OptimizerInstance& optimizer) {
+                   const OptimizerInstance& optimizer, const TrainerSetup& setup,
+                   const training::GradientCombination& combination) {
   module.attrs.Set(trainer_module::kInputNum, int64_t{layout.input_num});
   module.attrs.Set(trainer_module::kParamNum, int64_t{layout.param_num});
   module.attrs.Set(trainer_module::kStateNum, int64_t{layout.state_num});
@@ -85,6 +111,8 @@ void SetAttributes(IRModule& module, const BackboneLayout& layout, const Functio
   }
   module.attrs.Set(trainer_module::kOptimState, std::move(state));
   module.attrs.Set(trainer_module::kOptimStateNames, std::move(names));
+  if (setup.data_parallel || setup.accumulation) module.attrs.Set(trainer_module::kGradientReduction, combination.reduction);
+  if (setup.data_parallel) module.attrs.Set(trainer_module::kDataParallel, setup.bucket_bytes);
 }
 
 }  // namespace
@@ -94,6 +122,7 @@ IRModule SetupTrainer(IRModule module, const TrainerSetup& setup) {
   BackboneLayout layout = training::CheckBackbone(module);
   Function loss = BuildLoss(setup, layout);
   CheckLossArgs(setup, loss, layout);
+  training::GradientCombination combination = CombinationOf(setup);
   module = WithContext([&] { return AppendLoss(module, names::kBackbone, loss, 1, names::kBackboneLoss); });
 
   std::vector<int> trained(layout.param_num);
@@ -104,8 +133,12 @@ IRModule SetupTrainer(IRModule module, const TrainerSetup& setup) {
   OptimizerInstance optimizer = WithContext([&] { return MakeOptimizer(setup.optimizer, layout.params, setup.plugins); });
   module.Add(names::kOptimizer, optimizer.function);
   module.Add(names::kPredict, training::BuildPredict(layout, module));
-  module.Add(names::kTrainStep, training::BuildTrainStep(layout, module, optimizer));
-  SetAttributes(module, layout, loss, optimizer);
+  module.Add(names::kTrainStep, training::BuildTrainStep(layout, module, optimizer, combination));
+  if (setup.accumulation) {
+    module.Add(names::kAccumulateStep, training::BuildAccumulateStep(layout, module, optimizer));
+    module.Add(names::kApplyStep, training::BuildApplyStep(layout, module, optimizer, combination));
+  }
+  SetAttributes(module, layout, loss, optimizer, setup, combination);
 
   module = CanonicalizeBindings()(module);
   module = DeadCodeElimination()(module);

@@ -13,9 +13,36 @@ namespace rxt::training {
 /// nn.batch_norm on its moving statistics, nn.dropout without its seed (the identity).
 Function BuildPredict(const BackboneLayout& layout, const IRModule& module);
 
+/// How the gradients of several batches combine: those of the ranks of data-parallel training
+/// (ccl.allreduce in buckets of at most |bucket_bytes|) and those of accumulated micro-batches.
+/// |reduction| is the loss's: "mean" averages the gradients and the loss, "sum" adds them, so
+/// that either gives what one batch of all their samples would.
+struct GradientCombination {
+  bool data_parallel = false;
+  int64_t bucket_bytes = 25 << 20;
+  std::string reduction = "mean";
+};
+
 /// @train_step(inputs..., targets..., params..., states..., optim_states...)
 ///     -> (loss, params'..., updated_states'..., optim_states'...)
-/// @backbone_loss_adjoint then the optimizer's update (|optimizer|), in one function.
-Function BuildTrainStep(const BackboneLayout& layout, const IRModule& module, const OptimizerInstance& optimizer);
+/// @backbone_loss_adjoint then the optimizer's update (|optimizer|), in one function. With data
+/// parallelism the gradients and the loss are combined over the ranks between the two, and
+/// the updated states averaged.
+Function BuildTrainStep(const BackboneLayout& layout, const IRModule& module, const OptimizerInstance& optimizer,
+                        const GradientCombination& combination);
+
+/// @accumulate_step(inputs..., targets..., params..., states..., loss_sum, grad_sums...)
+///     -> (loss, updated_states'..., loss_sum', grad_sums'...)
+/// Forward and backward of one micro-batch: its loss and gradients added to the sums (a
+/// grad_sum per parameter, shaped like it). No communication.
+Function BuildAccumulateStep(const BackboneLayout& layout, const IRModule& module, const OptimizerInstance& optimizer);
+
+/// @apply_step(loss_sum, grad_sums..., micro_batches, params..., states..., optim_states...)
+///     -> (loss, params'..., states'..., optim_states'...)
+/// The optimizer's update by the accumulated gradients: combined over the ranks (data
+/// parallelism, one allreduce per bucket), then divided by micro_batches (a 0-d tensor of the
+/// loss's dtype) when the reduction is "mean"; the loss likewise.
+Function BuildApplyStep(const BackboneLayout& layout, const IRModule& module, const OptimizerInstance& optimizer,
+                        const GradientCombination& combination);
 
 }  // namespace rxt::training

@@ -12,9 +12,11 @@
 //   @predict(inputs..., params..., states...) -> output | (outputs...)      (no states)
 //   @train_step(inputs..., targets..., params..., states..., optim_states...)
 //       -> (loss, params'..., updated_states'..., optim_states'...)         (all flat)
-// and the module attributes input_num, param_num, state_num, target_num, output_num,
+// and, with gradient accumulation (|accumulation|), @accumulate_step and @apply_step
+// (trainer_functions.h has their signatures), and the module attributes input_num, param_num, state_num, target_num, output_num,
 // optim_state (the initial optimizer state: an array of tensors), optim_state_names (their
-// names: "lr", "weight_decay", "step", ...). Then, unless told not to, LegalizeOps. The
+// names: "lr", "weight_decay", "step", ...), gradient_reduction ("mean" or "sum") and, with
+// data parallelism, data_parallel (the bucket size in bytes). Then, unless told not to, LegalizeOps. The
 // function and attribute names are the constants below; docs/training.md has the contract.
 //
 //   IRModule trainer = SetupTrainer(backbone, {.loss = {"cross_entropy", "reduction=\"sum\""},
@@ -38,6 +40,8 @@ inline constexpr const char* kAdjoint = "backbone_loss_adjoint";
 inline constexpr const char* kOptimizer = "optimizer";
 inline constexpr const char* kPredict = "predict";
 inline constexpr const char* kTrainStep = "train_step";
+inline constexpr const char* kAccumulateStep = "accumulate_step";
+inline constexpr const char* kApplyStep = "apply_step";
 inline constexpr const char* kInputNum = "input_num";
 inline constexpr const char* kParamNum = "param_num";
 inline constexpr const char* kStateNum = "state_num";
@@ -45,6 +49,8 @@ inline constexpr const char* kTargetNum = "target_num";
 inline constexpr const char* kOutputNum = "output_num";
 inline constexpr const char* kOptimState = "optim_state";
 inline constexpr const char* kOptimStateNames = "optim_state_names";
+inline constexpr const char* kGradientReduction = "gradient_reduction";
+inline constexpr const char* kDataParallel = "data_parallel";
 }  // namespace trainer_module
 
 struct TrainerSetup {
@@ -59,6 +65,18 @@ struct TrainerSetup {
   /// Where losses, optimizers and gradient rules come from, e.g. a PluginHost (null: the
   /// process-wide one, DefaultTrainingProvider()).
   const TrainingProvider* plugins = nullptr;
+  /// Data-parallel training (docs/distributed.md): @train_step (and @apply_step) combine the
+  /// gradients and the loss over the ranks with ccl.allreduce before the optimizer (so
+  /// clipping sees the combined gradients), and average the updated states.
+  bool data_parallel = false;
+  /// The most bytes of gradients one ccl.allreduce carries (PyTorch DDP's bucket_cap_mb: 25 MiB).
+  int64_t bucket_bytes = 25 << 20;
+  /// "mean" or "sum": how the gradients and losses of several batches (ranks, micro-batches)
+  /// combine. Empty: the loss's option "reduction" ("mean" if it has none).
+  std::string gradient_reduction;
+  /// Adds @accumulate_step and @apply_step: gradients of several micro-batches summed before
+  /// one optimizer step (Trainer::Accumulate, ApplyAccumulated).
+  bool accumulation = false;
 };
 
 /// The trainer module of |backbone| (see above).

@@ -42,6 +42,9 @@ const std::set<std::string> kNumericallyTested = {
     // ../../training/lower_gradient_of_test.cc: lowered by the LowerGradientOf pass (its
     // legalization refuses), checked against finite differences there
     "gradient_of",
+    // ../../training/data_parallel_test.cc and tests/plugins/ccl_mpi/trainer_test.cc: a
+    // call_extern bound by the Trainer, checked with one process and under mpirun
+    "ccl.allreduce",
 };
 
 // Backends besides the reference that this build must check (RXT_EXPECTED_BACKENDS from CMake).

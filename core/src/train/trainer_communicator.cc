@@ -1,0 +1,111 @@
+/// Data parallelism in the Trainer (train/trainer.h): the ccl.allreduce externs of its program
+/// bound to its communicator, and the start that makes every rank equal.
+#include <cstring>
+
+#include "rxt/runtime/dlpack.h"
+#include "rxt/support/error.h"
+#include "rxt/train/trainer.h"
+
+namespace rxt {
+namespace {
+
+constexpr const char* kAllReduceSum = "ccl.allreduce_sum";
+constexpr const char* kAllReduceMean = "ccl.allreduce_mean";
+
+/// FNV-1a, 64 bits.
+void Mix(uint64_t& hash, const void* data, size_t size) {
+  const auto* bytes = static_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < size; ++i) hash = (hash ^ bytes[i]) * 1099511628211ull;
+}
+
+/// The bytes of a compact tensor.
+size_t Bytes(const DLTensor& t) {
+  size_t n = (t.dtype.bits * t.dtype.lanes + 7) / 8;
+  for (int d = 0; d < t.ndim; ++d) n *= static_cast<size_t>(t.shape[d]);
+  return n;
+}
+
+}  // namespace
+
+void Trainer::RegisterCollectiveExterns() {
+  for (const std::string& name : program_.executable.externs) {
+    data_parallel_ = data_parallel_ || name == kAllReduceSum || name == kAllReduceMean;
+  }
+  auto bind = [this](rxt_reduce_op_t op) {
+    return [this, op](DLTensor* const* args, int num_args) {
+      // (x, out): out = x combined over the ranks; a world of one rank without a communicator.
+      RXT_CHECK(num_args == 2, "ccl.allreduce takes an input and an output, got ", num_args, " tensors");
+      DLTensor& out = *args[1];
+      if (args[0]->data != out.data) {
+        std::memcpy(out.data, args[0]->data, Bytes(out));
+      }
+      if (communicator_ != nullptr) communicator_->AllReduce(out, op);
+    };
+  };
+  externs_.Register(kAllReduceSum, bind(RXT_REDUCE_SUM), /*replace=*/true);
+  externs_.Register(kAllReduceMean, bind(RXT_REDUCE_MEAN), /*replace=*/true);
+}
+
+uint64_t Trainer::ProgramFingerprint() const {
+  // The executable without where its kernel library lies (a path that may differ per machine).
+  Executable exec = program_.executable;
+  exec.aot_library.clear();
+  exec.source.clear();
+  std::vector<uint8_t> bytes = exec.Serialize();
+  uint64_t hash = 14695981039346656037ull;
+  Mix(hash, bytes.data(), bytes.size());
+  for (const auto* specs : {&program_.inputs, &program_.targets, &program_.params, &program_.states}) {
+    for (const TrainerTensorSpec& spec : *specs) {
+      std::string text = spec.name + ":" + spec.TypeText();
+      Mix(hash, text.data(), text.size() + 1);
+    }
+  }
+  for (const std::string& name : program_.optim_state_names) Mix(hash, name.data(), name.size() + 1);
+  return hash;
+}
+
+void Trainer::SetCommunicator(std::shared_ptr<Communicator> communicator) {
+  if (communicator == nullptr) {
+    communicator_ = nullptr;
+    return;
+  }
+  CheckNothingAccumulated("set a communicator");
+  if (communicator->size() > 1 && !data_parallel_) {
+    Throw(ErrorCode::kFailedPrecondition, "trainer: the program does not combine gradients over ranks, so each of the ",
+          communicator->size(),
+          " ranks would train alone: build it for data parallelism (SetupTrainer data_parallel; rxt build --trainer "
+          "--data-parallel)");
+  }
+  // Every rank must run the same program, or their collective calls would not match (a hang
+  // or garbage): compare with rank 0's fingerprint, and let every rank know the verdict.
+  const uint64_t mine = ProgramFingerprint();
+  Tensor fingerprint = Tensor::FromVector<int64_t>({1}, DType::kInt64, {static_cast<int64_t>(mine)});
+  DLTensor dl = ToDLTensorView(fingerprint);
+  communicator->Broadcast(dl, 0);
+  const bool differs = *static_cast<const int64_t*>(fingerprint.data()) != static_cast<int64_t>(mine);
+  Tensor differing = Tensor::FromVector<int32_t>({1}, DType::kInt32, {differs ? 1 : 0});
+  DLTensor dl_differing = ToDLTensorView(differing);
+  communicator->AllReduce(dl_differing, RXT_REDUCE_SUM);
+  const int32_t count = *static_cast<const int32_t*>(differing.data());
+  if (count > 0) {
+    Throw(ErrorCode::kFailedPrecondition, "trainer: ", count, " of ", communicator->size(),
+          " ranks run another trainer program than rank 0", differs ? StrCat(" (this rank, ", communicator->rank(), ", is one)") : "",
+          ": every rank must run the same model, loss, optimizer and build options");
+  }
+  // Rank 0's values everywhere: parameters, states, optimizer state and step count.
+  CheckReady("set a communicator");
+  for (auto* group : {&params_, &states_, &optim_state_}) {
+    for (Tensor& t : *group) {
+      t = t.Clone();  // not a tensor a caller holds
+      DLTensor view = ToDLTensorView(t);
+      communicator->Broadcast(view, 0);
+    }
+  }
+  Tensor step = Tensor::FromVector<int64_t>({1}, DType::kInt64, {step_});
+  DLTensor dl_step = ToDLTensorView(step);
+  communicator->Broadcast(dl_step, 0);
+  step_ = *static_cast<const int64_t*>(step.data());
+  communicator_ = std::move(communicator);
+}
+
+}  // namespace rxt

@@ -1,0 +1,30 @@
+// The communication of data-parallel training inside the trainer module: values combined over
+// the ranks with ccl.allreduce, packed into buckets so that a model of many small tensors makes
+// a few large calls (each call costs a latency; docs/distributed.md has the cost model).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rxt/ir/expr.h"
+#include "rxt/ir/module.h"
+
+namespace rxt::training {
+
+/// A value to combine over the ranks and how: "sum" or "mean".
+struct ReducedValue {
+  Expr value;  // a leaf tensor with its struct info
+  std::string op;
+};
+
+/// Each value combined over the ranks, in order. Neighbouring values of one op and one dtype
+/// with static shapes share a bucket (flattened, concatenated, one ccl.allreduce, split back)
+/// while it holds at most |bucket_bytes|; a value larger than that, or of unknown shape, goes
+/// alone. The bindings are appended to the last block of |blocks| (a dataflow block).
+std::vector<Expr> AllReduceInBuckets(std::vector<BindingBlock>& blocks, const std::vector<ReducedValue>& values,
+                                     int64_t bucket_bytes, const IRModule& module);
+
+/// The number of ccl.allreduce calls AllReduceInBuckets makes for |values| (the same rule).
+int CountBuckets(const std::vector<ReducedValue>& values, int64_t bucket_bytes);
+
+}  // namespace rxt::training

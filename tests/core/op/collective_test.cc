@@ -1,0 +1,28 @@
+#include "op_test_util.h"
+
+namespace rxt::op_test {
+namespace {
+
+TEST(AllReduceOpTest, ResultIsLikeItsInput) {
+  PrimVar n = MakePrimVar("n");
+  EXPECT_EQ(Infer("ccl.allreduce", {S("g", {n, I(4)})}), "Tensor((n, 4), float32)");
+  EXPECT_EQ(Infer("ccl.allreduce", {T("loss", {})}, A({{"op", std::string("mean")}})), "Tensor((), float32)");
+  EXPECT_EQ(Infer("ccl.allreduce", {T("count", {3}, i64)}), "Tensor((3,), int64)");
+  EXPECT_EQ(Infer("ccl.allreduce", {N("x", -1)}), "Tensor(float32)");
+  // Every rank runs the same program: the op may be moved or removed like any pure one.
+  EXPECT_TRUE(OpRegistry::Global().Get("ccl.allreduce").pure());
+}
+
+TEST(AllReduceOpTest, RejectsWhatNoCommunicatorReduces) {
+  EXPECT_EQ(InferError("ccl.allreduce", {T("x", {2}, f16)}),
+            "ccl.allreduce: x %x: Tensor((2,), float16) must be float32, float64, int32 or int64, got float16");
+  EXPECT_EQ(InferError("ccl.allreduce", {T("x", {2}, boolean)}),
+            "ccl.allreduce: x %x: Tensor((2,), bool) must be float32, float64, int32 or int64, got bool");
+  EXPECT_EQ(InferError("ccl.allreduce", {T("x", {2})}, A({{"op", std::string("max")}})),
+            "ccl.allreduce: attribute op must be one of \"sum\", \"mean\", got \"max\"");
+  EXPECT_EQ(InferError("ccl.allreduce", {Tup({T("x", {2})})}),
+            "ccl.allreduce: x Tuple(Tensor((2,), float32)) must be a Tensor, got a Tuple");
+}
+
+}  // namespace
+}  // namespace rxt::op_test
