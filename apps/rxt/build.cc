@@ -123,6 +123,8 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
     std::string params;
     std::string import_options;
     bool trainer = false;
+    bool data_parallel = false, accumulate = false;
+    double bucket_mb = 25;
     std::string loss = "cross_entropy", loss_options, optimizer = "adam", optimizer_options;
     uint64_t seed = 0;
     AotTarget target;
@@ -168,6 +170,16 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
   build->add_option("--optimizer-options", options->optimizer_options,
                     "With --trainer: the optimizer's options, e.g. 'lr=0.01, momentum=0.9'")
       ->needs(trainer);
+  build->add_flag("--data-parallel", options->data_parallel,
+                  "With --trainer: combine the gradients over the ranks of a distributed run (ccl.allreduce; "
+                  "'mpirun -np N rxt train --distributed mpi --model OUT.rxtt'); one process trains with it as before")
+      ->needs(trainer);
+  build->add_option("--bucket-mb", options->bucket_mb, "With --data-parallel: the most MiB of gradients in one allreduce")
+      ->capture_default_str()
+      ->needs(trainer);
+  build->add_flag("--accumulate", options->accumulate,
+                  "With --trainer: add gradient accumulation ('rxt train --accumulate N', rxt_trainer_accumulate)")
+      ->needs(trainer);
   build->add_option("--seed", options->seed, "With --trainer: seeds the Xavier initialization")
       ->capture_default_str()
       ->needs(trainer);
@@ -195,7 +207,13 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
       if (options->bind_params) Throw(ErrorCode::kInvalidArgument, "--bind-params is for inference builds, not --trainer");
       TrainRequest train{.build = request,
                          .loss = {options->loss, options->loss_options},
-                         .optimizer = {options->optimizer, options->optimizer_options}};
+                         .optimizer = {options->optimizer, options->optimizer_options},
+                         .data_parallel = options->data_parallel,
+                         .bucket_bytes = static_cast<int64_t>(options->bucket_mb * (1 << 20)),
+                         .accumulation = options->accumulate};
+      if (!(options->bucket_mb > 0 && options->bucket_mb <= 1 << 20)) {
+        Throw(ErrorCode::kInvalidArgument, "--bucket-mb must be a number above 0 (MiB), not ", options->bucket_mb);
+      }
       train.build.emit_library.clear();  // the trainer file carries its own
       BuildTrainerFile(LoadModel(options->file, options->import_options, session), train, options->params,
                        options->seed, options->output, session);

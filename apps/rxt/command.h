@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <exception>
 #include <string>
 #include <string_view>
 
@@ -51,5 +52,11 @@ auto NamingFileInErrors(const std::string& path, Work&& work) -> decltype(work()
 /// "rxt: error: <message>" for the user; a diagnostic "f:1:2: error: what" becomes
 /// "rxt: error: f:1:2: what".
 std::string FormatError(const std::string& message);
+
+/// Thrown by a command that has printed its error already: rxt exits with status 1 and prints
+/// nothing more.
+struct ReportedError : std::exception {
+  const char* what() const noexcept override { return "the error is reported above"; }
+};
 
 }  // namespace rxt::cli

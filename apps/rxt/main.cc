@@ -94,6 +94,8 @@ int Run(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return Run(argc, argv);
+  } catch (const rxt::cli::ReportedError&) {
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << rxt::cli::FormatError(e.what()) << "\n";
     return 1;

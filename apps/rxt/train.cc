@@ -15,6 +15,9 @@ namespace rxt::cli {
 
 namespace {
 
+/// The most micro-batches one optimizer step may accumulate.
+constexpr int kMaxAccumulate = 1 << 20;
+
 /// The shortest text that reads back as |value| (1e-05, 0.001, 0.9).
 std::string ExactNumber(double value) {
   char text[64];
@@ -44,6 +47,12 @@ void TrainOptions::Validate() const {
     Throw(ErrorCode::kInvalidArgument, "--epochs must be from 1 to ", kMaxEpochs, ", not ", epochs);
   }
   if (batch_size < 1) Throw(ErrorCode::kInvalidArgument, "--batch-size must be at least 1, not ", batch_size);
+  if (accumulate < 1 || accumulate > kMaxAccumulate) {
+    Throw(ErrorCode::kInvalidArgument, "--accumulate must be from 1 to ", kMaxAccumulate, ", not ", accumulate);
+  }
+  if (!std::isfinite(bucket_mb) || bucket_mb <= 0 || bucket_mb > 1 << 20) {
+    Throw(ErrorCode::kInvalidArgument, "--bucket-mb must be a number above 0 (MiB), not ", bucket_mb);
+  }
   if (train_data.empty() != test_data.empty()) {
     Throw(ErrorCode::kInvalidArgument, "--train-data and --test-data go together: give both");
   }
@@ -66,6 +75,7 @@ void TrainOptions::Validate() const {
                                                   {momentum.has_value(), "--momentum"},
                                                   {!params.empty(), "--params"},
                                                   {!import_options.empty(), "--import-options"},
+                                                  {bucket_mb != 25, "--bucket-mb"},
                                                   {backend_given, "--backend"}};
     for (const auto& [given, option] : fixed) {
       if (given) {
@@ -137,6 +147,19 @@ void AddTrainCommand(CLI::App& app, CommandResult& result) {
       ->capture_default_str();
   train->add_option("--epochs", o->epochs, "Passes over the training set")->capture_default_str();
   train->add_option("--batch-size", o->batch_size, "Samples per step (the last partial batch of an epoch is dropped)")
+      ->capture_default_str();
+  train->add_option("--accumulate", o->accumulate,
+                    "Gradient accumulation: micro-batches of --batch-size whose gradients are summed before each "
+                    "optimizer step (a step trains on batch x N samples)")
+      ->type_name("N")
+      ->capture_default_str();
+  train->add_option("--distributed", o->distributed,
+                    "Data-parallel training over the processes of the launch (mpirun -np N rxt train --distributed "
+                    "mpi ...): each rank trains on its share of every epoch, the gradients are averaged over the "
+                    "ranks; rank 0 prints and writes the files")
+      ->type_name("mpi");
+  train->add_option("--bucket-mb", o->bucket_mb, "With --distributed: the most MiB of gradients in one allreduce")
+      ->type_name("MiB")
       ->capture_default_str();
   train->add_option("--seed", o->seed, "Seeds initialization and shuffling: the same seed, the same run")
       ->capture_default_str();

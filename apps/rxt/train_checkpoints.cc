@@ -84,6 +84,9 @@ ResumePoint ReadCheckpointMetadata(const std::map<std::string, std::string>& met
     }
     point.settings[it.key()] = it.value().get<std::string>();
   }
+  // Settings added since: what a checkpoint written before them was made with.
+  point.settings.emplace("ranks", "1");
+  point.settings.emplace("--accumulate", "1");
   point.history = ParseHistoryJson(field("history"), source, point.epoch);
   return point;
 }

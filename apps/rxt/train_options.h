@@ -25,7 +25,10 @@ struct TrainOptions {
   std::optional<double> momentum;
   std::string schedule = "cosine";  // over the whole run: the default that trains best
   int epochs = 5;  // 1 to kMaxEpochs
-  int batch_size = 64;
+  int batch_size = 64;  // per micro-batch and rank
+  int accumulate = 1;   // micro-batches per optimizer step (gradient accumulation)
+  std::string distributed;  // a collective ("mpi"): data-parallel over the launch's ranks; empty: one process
+  double bucket_mb = 25;    // the most MiB of gradients in one allreduce
   uint64_t seed = 0;
   int threads = 0;  // 0: RXT_NUM_THREADS or the machine's cores
   std::string checkpoint_dir;

@@ -23,6 +23,7 @@
 #include "session_notes.h"
 #include "train_batches.h"
 #include "train_checkpoints.h"
+#include "train_distributed.h"
 #include "train_options.h"
 
 namespace rxt::cli {
@@ -182,8 +183,11 @@ TrainingData LoadTrainingData(const TrainOptions& options) {
   return data;
 }
 
-RunSettings SettingsOf(const TrainOptions& options, const Model& model) {
+RunSettings SettingsOf(const TrainOptions& options, const Model& model, const Ranks& ranks) {
   return {{"model (FNV-1a of its text)", model.hash},
+          // The samples of a step and their split over ranks: a resumed run must keep both.
+          {"ranks", std::to_string(ranks.size)},
+          {"--accumulate", std::to_string(options.accumulate)},
           {"--loss", options.loss},
           {"--reduction", options.reduction},
           {"--optimizer", options.optimizer},
@@ -216,94 +220,143 @@ void PrintStepProfile(Trainer& trainer, const DataLayout& layout, const LabeledS
   std::cout << "profile of one training step:\n" << trainer.ProfileStep({x}, {y}).Format() << std::flush;
 }
 
-}  // namespace
+/// The run on this rank (every rank of a distributed run runs it; rank 0 reports).
+/// |started| is set once every rank is ready: a failure after it ends the job (the others would
+/// wait for this rank), one before it every rank knows of already.
+void Train(const TrainOptions& options, Context& context, Session& session, const Ranks& ranks, bool& started) {
+  // Other ranks train silently: rank 0 prints progress, metrics and notes, and writes files.
+  if (!ranks.is_root()) std::cout.setstate(std::ios_base::badbit);
+  const bool root = ranks.is_root();
 
-void RunTraining(const TrainOptions& options) {
-  // --threads: a context with a pool of its own (0: the process pool, RXT_NUM_THREADS).
-  Context context({.num_threads = options.threads, .plugins = options.plugins});
-  Session session(context);
-
-  TrainingData data = LoadTrainingData(options);
-  int64_t steps_per_epoch = data.train.count / options.batch_size;
-  if (steps_per_epoch == 0) {
-    Throw(ErrorCode::kInvalidArgument, "--batch-size ", options.batch_size, " is larger than the training set (",
-          data.train.count, " samples)");
-  }
-  const bool from_file = IsTrainerFile(options.model);
-  Model model = from_file ? TrainerFileModel(options) : LoadModel(options, session);
-  LrSchedule schedule = ScheduleFor(options, steps_per_epoch);
-
-  auto build_start = Clock::now();
+  // Everything before training may fail on one rank alone (a file it cannot read): each rank
+  // says whether it got ready before any of them waits for the others in a collective.
   std::unique_ptr<Trainer> built_trainer;
-  if (from_file) {
-    built_trainer = session.LoadTrainer(options.model);  // its errors name the file
-  } else {
-    TrainRequest request{.build = {.backend = options.backend}};
-    if (!IsTrainerModule(model.module)) {
-      request.loss = {options.loss, options.LossOptions()};
-      request.optimizer = {options.optimizer, options.OptimizerOptions()};
-    }
-    built_trainer = session.CreateTrainer(model.module, request);
-  }
-  PrintNotes(session);
-  Trainer& trainer = *built_trainer;
-  DataLayout layout = MatchModelToData(trainer.program(), options.batch_size, data.train);
-  double build_seconds = SecondsSince(build_start);
-
-  // A trainer file has its own loss, optimizer and learning rate (--lr or --schedule replace it).
-  const bool own_rate = from_file && !options.lr_given && !options.schedule_given;
-  std::string setup = from_file ? StrCat("its own loss and optimizer (step ", trainer.step(), ")")
-                                : StrCat(options.loss, " (", options.reduction, ") | ", options.optimizer, " ",
-                                         options.OptimizerOptions());
-  std::string rate = own_rate ? (trainer.schedule() ? StrCat("its own schedule ", trainer.schedule()->ToString())
-                                                    : StrCat("its own lr ", trainer.learning_rate()))
-                              : StrCat("schedule ", schedule.ToString());
-  std::string title = from_file ? StrCat(model.description, ", batch ", options.batch_size)
-                                : StrCat(model.description, ", ", options.optimizer, " lr ", options.lr, ", batch ",
-                                         options.batch_size, ", ", options.loss, " (", options.reduction, ")");
-  std::cout << "rxt train: " << model.description << " | " << setup << " | " << rate << " | batch "
-            << options.batch_size << " | " << options.epochs << (options.epochs == 1 ? " epoch" : " epochs")
-            << " | seed " << options.seed << "\n";
-  std::cout << "data: " << data.description << "\n";
-  char built[64];
-  std::snprintf(built, sizeof built, "%.1f", build_seconds);
-  std::string threads = StrCat(context.num_threads(), " thread", context.num_threads() == 1 ? "" : "s");
-  if (from_file) {
-    std::cout << "kernels: compiled ahead of time (" << options.model << "), " << threads << "; loaded in " << built
-              << " s\n" << std::flush;
-  } else {
-    const BuildOptions& build = session.last_build();
-    std::string libraries;
-    for (const std::string& l : build.libraries) libraries += (libraries.empty() ? "" : ", ") + l;
-    std::cout << "backend: " << build.backend << (libraries.empty() ? "" : " with " + libraries) << ", " << threads
-              << "; compiled in " << built << " s\n"
-              << std::flush;
-  }
-
-  RunSettings settings = SettingsOf(options, model);
+  TrainingData data;
+  Model model;
+  LrSchedule schedule;
+  DataLayout layout;
+  RunSettings settings;
   TrainingHistory history;
   int first_epoch = 1;
-  if (options.resume) {
-    auto newest = NewestCheckpoint(options.checkpoint_dir);
-    if (!newest) {
-      Throw(ErrorCode::kNotFound, "--resume: no checkpoint (epoch-N.safetensors) in '", options.checkpoint_dir, "'");
+  int64_t steps_per_epoch = 0, shard_size = 0;
+  const int64_t samples_per_step = static_cast<int64_t>(options.batch_size) * options.accumulate;
+  const bool from_file = IsTrainerFile(options.model);
+  std::string setup, rate, title;
+  bool own_rate = false;
+  double build_seconds = 0;
+  bool ready = false;
+  std::exception_ptr failure;
+  try {
+    data = LoadTrainingData(options);
+    shard_size = (data.train.count + ranks.size - 1) / ranks.size;
+    steps_per_epoch = shard_size / samples_per_step;
+    if (steps_per_epoch == 0) {
+      Throw(ErrorCode::kInvalidArgument, "--batch-size ", options.batch_size,
+            options.accumulate > 1 ? StrCat(" x --accumulate ", options.accumulate) : std::string(),
+            ranks.size > 1 ? StrCat(" on each of ", ranks.size, " ranks") : std::string(),
+            " is larger than the training set (", data.train.count, " samples)");
     }
-    ResumePoint point = ReadCheckpointMetadata(trainer.LoadCheckpoint(newest->second), newest->second);
-    CheckSameSettings(point.settings, settings, newest->second);
-    history = point.history;
-    first_epoch = point.epoch + 1;
-    std::cout << "resumed from " << newest->second << " (epoch " << point.epoch << ", step " << trainer.step()
-              << ")\n";
-  } else if (!from_file || !options.init.empty()) {
-    StartingValues(trainer, model, options);
-  } else {
-    std::cout << "start: the trainer file's values (step " << trainer.step() << ")\n";
+    model = from_file ? TrainerFileModel(options) : LoadModel(options, session);
+    schedule = ScheduleFor(options, steps_per_epoch);
+
+    auto build_start = Clock::now();
+    if (from_file) {
+      built_trainer = session.LoadTrainer(options.model);  // its errors name the file
+    } else {
+      TrainRequest request{.build = {.backend = options.backend}};
+      if (!IsTrainerModule(model.module)) {
+        request.loss = {options.loss, options.LossOptions()};
+        request.optimizer = {options.optimizer, options.OptimizerOptions()};
+        request.data_parallel = ranks.communicator != nullptr;
+        request.bucket_bytes = static_cast<int64_t>(options.bucket_mb * (1 << 20));
+        request.accumulation = options.accumulate > 1;
+      }
+      built_trainer = session.CreateTrainer(model.module, request);
+    }
+    if (root) PrintNotes(session);
+    Trainer& trainer = *built_trainer;
+    if (options.accumulate > 1 && !trainer.can_accumulate()) {
+      Throw(ErrorCode::kInvalidArgument, "--accumulate ", options.accumulate, ": ", options.model,
+            " was built without gradient accumulation (rxt build --trainer --accumulate)");
+    }
+    if (ranks.size > 1 && !trainer.data_parallel()) {
+      Throw(ErrorCode::kInvalidArgument, "--distributed: ", options.model,
+            " was built without data parallelism, so each rank would train alone (rxt build --trainer "
+            "--data-parallel)");
+    }
+    layout = MatchModelToData(trainer.program(), options.batch_size, data.train);
+    build_seconds = SecondsSince(build_start);
+    settings = SettingsOf(options, model, ranks);
+    // A trainer file has its own loss, optimizer and learning rate (--lr or --schedule replace it).
+    own_rate = from_file && !options.lr_given && !options.schedule_given;
+    setup = from_file ? StrCat("its own loss and optimizer (step ", trainer.step(), ")")
+                      : StrCat(options.loss, " (", options.reduction, ") | ", options.optimizer, " ",
+                               options.OptimizerOptions());
+    rate = own_rate ? (trainer.schedule() ? StrCat("its own schedule ", trainer.schedule()->ToString())
+                                          : StrCat("its own lr ", trainer.learning_rate()))
+                    : StrCat("schedule ", schedule.ToString());
+    std::string batch = StrCat(options.batch_size);
+    if (options.accumulate > 1) batch += StrCat(" x ", options.accumulate, " micro-batches");
+    if (ranks.size > 1) batch += StrCat(" x ", ranks.size, " ranks = ", samples_per_step * ranks.size, " per step");
+    title = from_file ? StrCat(model.description, ", batch ", batch)
+                      : StrCat(model.description, ", ", options.optimizer, " lr ", options.lr, ", batch ", batch, ", ",
+                               options.loss, " (", options.reduction, ")");
+    std::cout << "rxt train: " << model.description << " | " << setup << " | " << rate << " | batch " << batch
+              << " | " << options.epochs << (options.epochs == 1 ? " epoch" : " epochs") << " | seed " << options.seed
+              << "\n";
+    std::cout << "data: " << data.description << "\n";
+    if (ranks.size > 1) {
+      std::cout << "distributed: " << ranks.size << " ranks (" << ranks.communicator->name() << "), "
+                << shard_size << " training samples each per epoch (DistributedSampler's rule)\n";
+    }
+    char built[64];
+    std::snprintf(built, sizeof built, "%.1f", build_seconds);
+    std::string threads = StrCat(context.num_threads(), " thread", context.num_threads() == 1 ? "" : "s");
+    if (from_file) {
+      std::cout << "kernels: compiled ahead of time (" << options.model << "), " << threads << "; loaded in " << built
+                << " s\n" << std::flush;
+    } else {
+      const BuildOptions& build = session.last_build();
+      std::string libraries;
+      for (const std::string& l : build.libraries) libraries += (libraries.empty() ? "" : ", ") + l;
+      std::cout << "backend: " << build.backend << (libraries.empty() ? "" : " with " + libraries) << ", " << threads
+                << "; compiled in " << built << " s\n"
+                << std::flush;
+    }
+    if (options.resume && root) {
+      // Rank 0's checkpoint: the others take its values with the communicator.
+      auto newest = NewestCheckpoint(options.checkpoint_dir);
+      if (!newest) {
+        Throw(ErrorCode::kNotFound, "--resume: no checkpoint (epoch-N.safetensors) in '", options.checkpoint_dir, "'");
+      }
+      ResumePoint point = ReadCheckpointMetadata(trainer.LoadCheckpoint(newest->second), newest->second);
+      CheckSameSettings(point.settings, settings, newest->second);
+      history = point.history;
+      first_epoch = point.epoch + 1;
+      std::cout << "resumed from " << newest->second << " (epoch " << point.epoch << ", step " << trainer.step()
+                << ")\n";
+    } else if (!options.resume && (!from_file || !options.init.empty())) {
+      StartingValues(trainer, model, options);
+    } else if (!options.resume) {
+      std::cout << "start: the trainer file's values (step " << trainer.step() << ")\n";
+    }
+    ready = true;
+  } catch (...) {
+    if (ranks.size == 1) throw;
+    failure = std::current_exception();
   }
+  first_epoch = static_cast<int>(AgreeOnRootValue(ranks, ready, first_epoch, "get ready to train"));
+  if (failure) std::rethrow_exception(failure);
+  started = true;
+  Trainer& trainer = *built_trainer;
+  // Every rank from rank 0's parameters, states, optimizer state and step count.
+  if (ranks.communicator != nullptr) trainer.SetCommunicator(ranks.communicator);
+
   model.values.clear();  // the trainer holds its own copy: a model's weights stay in memory once
   if (own_rate) {
     // The file's rate and schedule go on; a schedule that has run its course stays at its end.
     const std::optional<LrSchedule>& own = trainer.schedule();
-    if (own && own->kind == LrSchedule::Kind::kCosine && trainer.step() >= own->total_steps) {
+    if (root && own && own->kind == LrSchedule::Kind::kCosine && trainer.step() >= own->total_steps) {
       std::cerr << "rxt: note: " << options.model << ": its schedule (" << own->ToString() << ") ended at step "
                 << own->total_steps << ": training goes on at its last rate (" << trainer.learning_rate()
                 << "); --lr or --schedule set a new one\n";
@@ -313,8 +366,8 @@ void RunTraining(const TrainOptions& options) {
   } else if (from_file) {
     trainer.SetLearningRate(options.lr);
   }
-  if (!options.checkpoint_dir.empty()) std::filesystem::create_directories(options.checkpoint_dir);
-  if (options.profile) PrintStepProfile(trainer, layout, data.train);
+  if (root && !options.checkpoint_dir.empty()) std::filesystem::create_directories(options.checkpoint_dir);
+  if (root && options.profile) PrintStepProfile(trainer, layout, data.train);
 
   ProgressBar progress(stderr, IsTerminal(stderr));
   int64_t window = std::max<int64_t>(1, steps_per_epoch / 50);
@@ -324,13 +377,26 @@ void RunTraining(const TrainOptions& options) {
     std::iota(order.begin(), order.end(), 0);
     Random rng = Random::Stream(options.seed, static_cast<uint64_t>(epoch));
     Shuffle(order, rng);
-    progress.Start(epoch, options.epochs, steps_per_epoch);
+    std::vector<int64_t> shard = ShardOf(order, ranks.rank, ranks.size);
+    if (root) progress.Start(epoch, options.epochs, steps_per_epoch);
     double sum = 0, window_sum = 0;
     for (int64_t step = 0; step < steps_per_epoch; ++step) {
-      std::span<const int64_t> samples(order.data() + step * options.batch_size, options.batch_size);
-      double loss = trainer
-                        .Update({InputBatch(layout, data.train, samples)}, {TargetBatch(layout, data.train, samples)})
-                        .GetAsDouble(0);
+      auto batch_of = [&](int64_t micro) {
+        return std::span<const int64_t>(shard.data() + (step * options.accumulate + micro) * options.batch_size,
+                                        options.batch_size);
+      };
+      double loss = 0;
+      if (options.accumulate == 1) {
+        std::span<const int64_t> samples = batch_of(0);
+        loss = trainer.Update({InputBatch(layout, data.train, samples)}, {TargetBatch(layout, data.train, samples)})
+                   .GetAsDouble(0);
+      } else {
+        for (int micro = 0; micro < options.accumulate; ++micro) {
+          std::span<const int64_t> samples = batch_of(micro);
+          trainer.Accumulate({InputBatch(layout, data.train, samples)}, {TargetBatch(layout, data.train, samples)});
+        }
+        loss = trainer.ApplyAccumulated().GetAsDouble(0);
+      }
       sum += loss;
       window_sum += loss;
       if ((step + 1) % window == 0) {
@@ -338,9 +404,10 @@ void RunTraining(const TrainOptions& options) {
                                  window_sum / static_cast<double>(window)});
         window_sum = 0;
       }
-      progress.Update(step + 1, sum / static_cast<double>(step + 1));
+      if (root) progress.Update(step + 1, sum / static_cast<double>(step + 1));
     }
     double seconds = SecondsSince(start);
+    if (!root) continue;  // rank 0 tests, reports and writes the checkpoint
     progress.Finish();
 
     EpochMetrics metrics{epoch, sum / static_cast<double>(steps_per_epoch), TestAccuracy(trainer, layout, data.test),
@@ -357,6 +424,7 @@ void RunTraining(const TrainOptions& options) {
     }
     WriteReports(options, history, title);
   }
+  if (!root) return;
   if (first_epoch > options.epochs) {
     std::cout << "nothing to train: the checkpoint has " << first_epoch - 1 << " epochs (--epochs " << options.epochs
               << ")\n";
@@ -376,6 +444,31 @@ void RunTraining(const TrainOptions& options) {
     int epochs = history.epochs.back().epoch;
     std::cout << "final test accuracy " << Percent(history.epochs.back().test_accuracy) << " after " << epochs
               << (epochs == 1 ? " epoch\n" : " epochs\n");
+  }
+}
+
+}  // namespace
+
+void RunTraining(const TrainOptions& options) {
+  // --threads: a context with a pool of its own (0: the process pool, RXT_NUM_THREADS).
+  Context context({.num_threads = options.threads, .plugins = options.plugins});
+  Session session(context);
+  Ranks ranks;
+  if (!options.distributed.empty()) {
+    ranks.communicator = session.CreateCommunicator(options.distributed);
+    ranks.rank = ranks.communicator->rank();
+    ranks.size = ranks.communicator->size();
+  }
+  bool started = false;
+  try {
+    Train(options, context, session, ranks, started);
+  } catch (const std::exception& e) {
+    if (ranks.size == 1) throw;
+    // Each rank names itself; a rank that fails while training ends the job, or the others
+    // would wait for it in their next allreduce for ever.
+    std::cerr << FormatError(StrCat("rank ", ranks.rank, " of ", ranks.size, ": ", e.what())) << std::endl;
+    if (started) ranks.communicator->Abort(1);
+    throw ReportedError();
   }
 }
 
