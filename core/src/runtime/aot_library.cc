@@ -8,8 +8,9 @@
 #include <unistd.h>
 
 #include <cerrno>
-
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include "rxt/compiled_kernel.h"
@@ -24,11 +25,31 @@ namespace rxt {
 struct AotKernelProvider::Library {
   std::string path;
   void* handle = nullptr;
+  /// The in-memory file it was loaded from (FromBytes), open while the library is loaded: the
+  /// dynamic loader knows a library by its path, and /proc/self/fd/N of a closed descriptor
+  /// would name the next library loaded that way too, which dlopen would then not load (it
+  /// returns the first: two trainer files' kernels mixed up). -1 for a library from a file.
+  int fd = -1;
   /// The bytes it was loaded from (FromBytes), so that a trainer file can be written again
   /// without the compiler; empty for a library opened from a file.
   std::vector<uint8_t> bytes;
   ~Library() {
-    if (handle != nullptr) dlclose(handle);
+    if (handle != nullptr) {
+      std::lock_guard<std::mutex> lock(LiveMutex());
+      if (--LiveHandles()[handle] == 0) LiveHandles().erase(handle);
+      dlclose(handle);
+    }
+    if (fd >= 0) close(fd);
+  }
+  /// The handles of the libraries loaded now, with how many providers hold each: dlopen giving
+  /// one of them for an in-memory file means it took a loaded library for the one asked for.
+  static std::map<void*, int>& LiveHandles() {
+    static std::map<void*, int> live;
+    return live;
+  }
+  static std::mutex& LiveMutex() {
+    static std::mutex mutex;
+    return mutex;
   }
 };
 
@@ -153,10 +174,21 @@ AotKernelProvider::AotKernelProvider(const std::string& path, const std::string&
     : library_(std::make_shared<Library>()), backend_(std::move(backend)) {
   library_->path = path;
   CheckSharedObjectFile(path, where);
-  library_->handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (library_->handle == nullptr) {
-    const char* why = dlerror();
-    Throw(ErrorCode::kNotFound, where, ": cannot load it: ", why ? why : "unknown error");
+  {
+    std::lock_guard<std::mutex> lock(Library::LiveMutex());
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+      const char* why = dlerror();
+      Throw(ErrorCode::kNotFound, where, ": cannot load it: ", why ? why : "unknown error");
+    }
+    // The same file on disk loaded twice shares its code (fine); an in-memory file the loader
+    // takes for one already loaded would run the other's kernels (see Library::fd).
+    if (Library::LiveHandles().count(handle) > 0 && path.rfind("/proc/self/fd/", 0) == 0) {
+      dlclose(handle);
+      Throw(ErrorCode::kInternal, where, ": the dynamic loader returned a kernel library already loaded for ", path);
+    }
+    ++Library::LiveHandles()[handle];
+    library_->handle = handle;
   }
   const auto* info = static_cast<const rxt_aot_library_info_t*>(dlsym(library_->handle, RXT_AOT_LIBRARY_INFO_SYMBOL));
   if (info == nullptr) {
@@ -204,7 +236,7 @@ AotKernelProvider AotKernelProvider::FromBytes(const std::vector<uint8_t>& bytes
   std::string path = StrCat("/proc/self/fd/", fd);
   try {
     AotKernelProvider provider(path, label, std::move(backend));
-    close(fd);
+    provider.library_->fd = fd;  // closed when the library is unloaded
     provider.library_->path = label;
     provider.library_->bytes = bytes;
     return provider;

@@ -72,6 +72,42 @@ TEST_F(SessionTrainerFile, LoadsWithoutABackendAndGoesOnBitForBit) {
   for (int i = 0; i < trainer->param_num(); ++i) EXPECT_TRUE(trainer->param(i).BitwiseEqual(loaded->param(i)));
 }
 
+// Each trainer file's kernel library is loaded from an in-memory file; two of them alive at once
+// must each run their own kernels (the loader knows a library by its path, /proc/self/fd/N:
+// once a number was reused for the second file, which then ran the first one's kernels).
+TEST_F(SessionTrainerFile, TwoTrainerFilesInOneProcessRunTheirOwnKernels) {
+  PluginHost host;
+  Session session({.plugins = {Plugin("rxt_backend_cpu"), Plugin("rxt_grad_std"), Plugin("rxt_loss_std"),
+                               Plugin("rxt_optim_std"), Plugin("rxt_lib_dnnl")},
+                   .search_path = false},
+                  host);
+  std::string wide = test::kLinearBackbone;
+  for (auto [from, to] : {std::pair<std::string, std::string>{"(3, 2)", "(3, 5)"}, {"(2,)", "(5,)"}, {"(4, 2)", "(4, 5)"}}) {
+    for (size_t at = wide.find(from); at != std::string::npos; at = wide.find(from, at)) wide.replace(at, from.size(), to);
+  }
+  std::vector<std::string> paths;
+  std::vector<std::unique_ptr<Trainer>> built;
+  for (const std::string& text : {std::string(test::kLinearBackbone), wide}) {
+    built.push_back(session.CreateTrainer(ParseModule(text), {.build = {.backend = "cpu"}, .loss = {"mse", ""},
+                                                              .optimizer = {"sgd", "lr=0.05"}}));
+    built.back()->InitXavierUniform(2);
+    paths.push_back((dir_ / StrCat("linear", paths.size(), ".rxtt")).string());
+    session.SaveTrainer(*built.back(), paths.back());
+  }
+  // Both open at once, then the first closed and a third opened (its descriptor's number free again).
+  std::unique_ptr<Trainer> narrow = session.LoadTrainer(paths[0]);
+  std::unique_ptr<Trainer> wider = session.LoadTrainer(paths[1]);
+  Tensor x = test::SampleInputs();
+  Tensor y2 = test::SampleTargets(), y5 = test::Ramp({4, 5}, 0.1f, 0.02f);
+  EXPECT_TRUE(built[0]->Update({x}, {y2}).BitwiseEqual(narrow->Update({x}, {y2})));
+  EXPECT_TRUE(built[1]->Update({x}, {y5}).BitwiseEqual(wider->Update({x}, {y5})));
+  narrow.reset();
+  std::unique_ptr<Trainer> again = session.LoadTrainer(paths[0]);
+  EXPECT_TRUE(built[1]->Update({x}, {y5}).BitwiseEqual(wider->Update({x}, {y5})));
+  EXPECT_EQ(again->Predict({x})[0].shape(), (std::vector<int64_t>{4, 2}));
+  EXPECT_EQ(wider->Predict({x})[0].shape(), (std::vector<int64_t>{4, 5}));
+}
+
 TEST_F(SessionTrainerFile, AReferenceTrainerIsSavedWithoutALibraryAndCompilesWhereLoaded) {
   PluginHost host;
   Session session({.plugins = {Plugin("rxt_backend_reference"), Plugin("rxt_grad_std"), Plugin("rxt_loss_std"),
