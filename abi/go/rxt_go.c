@@ -31,6 +31,15 @@ rxt_status_t rxt_go_trainer_update(rxt_trainer_t* trainer, DLManagedTensor* cons
   return status;
 }
 
+rxt_status_t rxt_go_trainer_accumulate(rxt_trainer_t* trainer, DLManagedTensor* const* args, size_t num_inputs,
+                                       size_t num_targets, double* out_loss, RXT_GO_DATA_PARAMS) {
+  RXT_GO_DATA_ARRAY;
+  attach(args, num_inputs + num_targets, data);
+  rxt_status_t status = rxt_trainer_accumulate(trainer, args, num_inputs, args + num_inputs, num_targets, out_loss);
+  detach(args, num_inputs + num_targets, data);
+  return status;
+}
+
 rxt_status_t rxt_go_trainer_evaluate(rxt_trainer_t* trainer, DLManagedTensor* const* args, size_t num_inputs,
                                      size_t num_targets, double* out_loss, RXT_GO_DATA_PARAMS) {
   RXT_GO_DATA_ARRAY;

@@ -28,6 +28,8 @@ void rxt_go_delete(DLManagedTensor* tensor);
  * during the call, and cleared before returning. */
 rxt_status_t rxt_go_trainer_update(rxt_trainer_t* trainer, DLManagedTensor* const* args, size_t num_inputs,
                                    size_t num_targets, double* out_loss, RXT_GO_DATA_PARAMS);
+rxt_status_t rxt_go_trainer_accumulate(rxt_trainer_t* trainer, DLManagedTensor* const* args, size_t num_inputs,
+                                   size_t num_targets, double* out_loss, RXT_GO_DATA_PARAMS);
 rxt_status_t rxt_go_trainer_evaluate(rxt_trainer_t* trainer, DLManagedTensor* const* args, size_t num_inputs,
                                      size_t num_targets, double* out_loss, RXT_GO_DATA_PARAMS);
 rxt_status_t rxt_go_trainer_predict(rxt_trainer_t* trainer, DLManagedTensor* const* args, size_t num_inputs,

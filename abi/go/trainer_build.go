@@ -21,6 +21,11 @@ type TrainerOptions struct {
 	OptLevel         *int   // nil: 2 (fusion, memory planning); 0: legalize only
 	Libraries        string // kernel libraries ("dnnl", "none"); "": the backend's defaults
 	Context          *Context
+	// Data-parallel training: gradients combined over the ranks of the trainer's communicator
+	// (SetComm) before each optimizer step (docs/distributed.md); BucketBytes 0: 25 MiB.
+	DataParallel bool
+	BucketBytes  int64
+	Accumulation bool // adds gradient accumulation (Accumulate, ApplyAccumulated)
 }
 
 // cstring is C.CString, with "" as NULL (rxt's default).
@@ -52,6 +57,13 @@ func NewTrainer(module *Module, options TrainerOptions) (*Trainer, error) {
 	if options.OptLevel != nil {
 		o.opt_level = C.int32_t(*options.OptLevel)
 	}
+	if options.DataParallel {
+		o.data_parallel = 1
+	}
+	if options.Accumulation {
+		o.accumulation = 1
+	}
+	o.bucket_bytes = C.int64_t(options.BucketBytes)
 	var handle *C.rxt_trainer_t
 	err := options.Context.use(func(context *C.rxt_context_t) error {
 		o.context = context

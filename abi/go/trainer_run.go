@@ -18,6 +18,31 @@ func (t *Trainer) Update(inputs, targets []Arg) (float64, error) {
 	return float64(loss), err
 }
 
+// Accumulate runs forward and backward of one micro-batch and adds its gradients to the
+// trainer's sums (a trainer built with Accumulation); returns the micro-batch's loss.
+func (t *Trainer) Accumulate(inputs, targets []Arg) (float64, error) {
+	var loss C.double
+	err := t.run(inputs, targets, func(h *C.rxt_trainer_t, b *boundArgs) error {
+		d := &b.data
+		return statusError(C.rxt_go_trainer_accumulate(h, b.args(), C.size_t(len(inputs)), C.size_t(len(targets)), &loss,
+			d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7]))
+	})
+	return float64(loss), err
+}
+
+// ApplyAccumulated takes one optimizer step with the accumulated gradients (combined over the
+// ranks first under data parallelism) and returns the step's loss; FailedPrecondition when
+// nothing was accumulated.
+func (t *Trainer) ApplyAccumulated() (float64, error) {
+	if err := t.lock(); err != nil {
+		return 0, err
+	}
+	defer t.mu.Unlock()
+	var loss C.double
+	err := statusError(C.rxt_trainer_apply_accumulated(t.handle, &loss))
+	return float64(loss), err
+}
+
 // Evaluate computes the loss and changes nothing.
 func (t *Trainer) Evaluate(inputs, targets []Arg) (float64, error) {
 	var loss C.double

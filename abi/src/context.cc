@@ -26,6 +26,11 @@ void SaveTrainer(rxt_context_t* context, const Trainer& trainer, const std::stri
   Session(ContextOf(context)).SaveTrainer(trainer, path);
 }
 
+std::shared_ptr<Communicator> CreateCommunicator(rxt_context_t* context, const std::string& name,
+                                                 const std::string& options, void* external) {
+  return Session(ContextOf(context)).CreateCommunicator(name, options, external);
+}
+
 }  // namespace rxt::abi_impl
 
 namespace {

@@ -25,7 +25,8 @@ rxt_trainer_options_t ReadOptions(const rxt_trainer_options_t* options) {
   if (options == nullptr) return defaults;
   rxt::abi_impl::CheckStructSize(*options, "rxt_trainer_create", "rxt_trainer_options_t");
   // A field appended to rxt_trainer_options_t must be read here too (or it is silently ignored).
-  static_assert(offsetof(Options, context) + sizeof(Options::context) == sizeof(Options));
+  static_assert(sizeof(Options) - (offsetof(Options, accumulation) + sizeof(Options::accumulation)) < alignof(Options),
+                "a field after accumulation is not read");
   Options o = defaults;
   o.backend = FieldOr(*options, &Options::backend, defaults.backend);
   o.loss = FieldOr(*options, &Options::loss, defaults.loss);
@@ -35,6 +36,13 @@ rxt_trainer_options_t ReadOptions(const rxt_trainer_options_t* options) {
   o.opt_level = FieldOr(*options, &Options::opt_level, defaults.opt_level);
   o.libraries = FieldOr(*options, &Options::libraries, defaults.libraries);
   o.context = FieldOr(*options, &Options::context, defaults.context);
+  o.data_parallel = FieldOr(*options, &Options::data_parallel, defaults.data_parallel);
+  o.bucket_bytes = FieldOr(*options, &Options::bucket_bytes, defaults.bucket_bytes);
+  o.accumulation = FieldOr(*options, &Options::accumulation, defaults.accumulation);
+  if (o.bucket_bytes < 0) {
+    Throw(ErrorCode::kInvalidArgument, "rxt_trainer_create: options->bucket_bytes is ", o.bucket_bytes,
+          " (0: 25 MiB, or a positive size)");
+  }
   return o;
 }
 
@@ -57,7 +65,10 @@ rxt_status_t rxt_trainer_create(const rxt_module_t* module, const rxt_trainer_op
   rxt_trainer_options_t o = ReadOptions(options);
   rxt::TrainRequest request{.build = {.opt_level = o.opt_level},
                             .loss = {OrEmpty(o.loss), OrEmpty(o.loss_options)},
-                            .optimizer = {OrEmpty(o.optimizer), OrEmpty(o.optimizer_options)}};
+                            .optimizer = {OrEmpty(o.optimizer), OrEmpty(o.optimizer_options)},
+                            .data_parallel = o.data_parallel != 0,
+                            .accumulation = o.accumulation != 0};
+  if (o.bucket_bytes > 0) request.bucket_bytes = o.bucket_bytes;
   if (o.backend != nullptr) request.build.backend = o.backend;
   if (o.libraries != nullptr) request.build.libraries = rxt::ParseLibraryList(o.libraries, "rxt_trainer_create: options->libraries");
   const rxt::IRModule& ir = rxt::abi_impl::Unwrap(module);

@@ -1,21 +1,24 @@
 // Fuzz target extern_plugins: the runtime's reading of what a plugin's entry point gives it
 // (core/src/runtime/extern_plugins.cc, what librxt_runtime loads plugins with: extern functions
 // only). The fuzz bytes describe a plugin: the calls its entry point makes to the host API
-// (extern functions registered by call, valid or malformed; items of other kinds, which the
-// runtime drops; log messages; statuses), whether it throws or declines, and the descriptor it
+// (extern functions and collectives registered by call, valid or malformed; items of other
+// kinds, which the runtime drops; log messages; statuses), whether it throws or declines, and the descriptor it
 // returns: its ABI version, struct size, name (any bytes) and its list of extern functions
 // (counts without arrays, null entries, vtables too small, unnamed, without their function,
-// names given twice or already registered). Every struct is allocated with exactly the size it
+// names given twice or already registered) and of collectives (vtables too small, unnamed,
+// lacking a required function). Every struct is allocated with exactly the size it
 // claims, so a host that reads a field past struct_size is caught by AddressSanitizer.
 //
-// A load either registers every extern function the plugin gives and lists the plugin, or
-// throws an rxt::Error and changes nothing; a plugin name loads once; each function registered
+// A load either registers every extern function the plugin gives, keeps every collective (each
+// found by its name, with every required function) and lists the plugin, or throws an
+// rxt::Error and changes nothing; a plugin name loads once; each function registered
 // runs, and its failure is an rxt::Error naming it; registering after the entry point returned
 // fails with RXT_FAILED_PRECONDITION.
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -65,6 +68,32 @@ const rxt_extern_t* Extern(FuzzInput& in, PluginMemory& memory) {
   return Sized(memory, v, claimed);
 }
 
+// The collective's functions: never called by a load.
+rxt_status_t Create(void*, const char*, void*, rxt_communicator_t**) { return nullptr; }
+void Destroy(void*, rxt_communicator_t*) {}
+int32_t Zero(void*, const rxt_communicator_t*) { return 0; }
+rxt_status_t AllReduce(void*, rxt_communicator_t*, DLTensor*, rxt_reduce_op_t) { return nullptr; }
+rxt_status_t Broadcast(void*, rxt_communicator_t*, DLTensor*, int32_t) { return nullptr; }
+rxt_status_t Barrier(void*, rxt_communicator_t*) { return nullptr; }
+
+const rxt_collective_t* Collective(FuzzInput& in, PluginMemory& memory) {
+  rxt_collective_t v{};
+  size_t claimed = StructSize(in, sizeof v);
+  v.struct_size = claimed;
+  v.name = Name(in, memory);
+  v.summary = Name(in, memory);
+  bool all = in.Int(0, 3) != 0;  // else one required function missing
+  int missing = all ? -1 : in.Int(0, 6);
+  v.create = missing == 0 ? nullptr : &Create;
+  v.destroy = missing == 1 ? nullptr : &Destroy;
+  v.rank = missing == 2 ? nullptr : &Zero;
+  v.size = missing == 3 ? nullptr : &Zero;
+  v.allreduce = missing == 4 ? nullptr : &AllReduce;
+  v.broadcast = missing == 5 ? nullptr : &Broadcast;
+  v.barrier = missing == 6 ? nullptr : &Barrier;
+  return Sized(memory, v, claimed);
+}
+
 struct Plan {
   FuzzInput* in = nullptr;
   PluginMemory* memory = nullptr;
@@ -75,9 +104,10 @@ void CallHost(FuzzInput& in, PluginMemory& memory, const rxt_host_api_t* api) {
   int calls = in.Int(0, 6);
   for (int c = 0; c < calls; ++c) {
     rxt_status_t status = nullptr;
-    switch (in.Int(0, 5)) {
+    switch (in.Int(0, 6)) {
       case 0:
       case 1: status = api->register_extern(api->host, in.Int(0, 7) == 0 ? nullptr : Extern(in, memory)); break;
+      case 6: status = api->register_collective(api->host, in.Int(0, 7) == 0 ? nullptr : Collective(in, memory)); break;
       // Items of other kinds: dropped by the runtime without being read.
       case 2: status = api->register_optimizer(api->host, nullptr); break;
       case 3: status = api->register_backend(api->host, reinterpret_cast<const rxt_backend_t*>(memory.Block(1))); break;
@@ -112,6 +142,12 @@ const rxt_plugin_descriptor_t* Entry(uint32_t host_abi_version, const rxt_host_a
     for (size_t i = 0; i < d.num_externs; ++i) list[i] = in.Int(0, 7) == 0 ? nullptr : Extern(in, memory);
     d.externs = list;
   }
+  d.num_collectives = static_cast<size_t>(in.Int(0, 2));
+  if (in.Int(0, 15) != 0 && (d.num_collectives > 0 || in.Bool())) {
+    auto* list = reinterpret_cast<const rxt_collective_t**>(memory.Block(d.num_collectives * sizeof(const rxt_collective_t*)));
+    for (size_t i = 0; i < d.num_collectives; ++i) list[i] = in.Int(0, 7) == 0 ? nullptr : Collective(in, memory);
+    d.collectives = list;
+  }
   return Sized(memory, d, claimed);
 }
 
@@ -135,6 +171,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(std::string(e.what()).rfind("plugin fuzz_plugin: ", 0) == 0, std::string("an error not naming the plugin: ") + e.what());
     FUZZ_CHECK(plugins.Names().empty(), "a plugin that failed to load is listed");
     FUZZ_CHECK(registry.List() == std::vector<std::string>{"taken.f"}, "a plugin that failed to load left a function");
+    FUZZ_CHECK(plugins.CollectiveNames().empty(), "a plugin that failed to load left a collective");
     return 0;
   }
   g_plan = nullptr;
@@ -153,6 +190,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       FUZZ_CHECK(std::string(e.what()).find("extern function '" + function + "'") != std::string::npos,
                  std::string("an extern's failure not naming it: ") + e.what());
     }
+  }
+  // Each collective kept is found by its name, whole: every required function, an optional
+  // member read only within the struct size it claimed.
+  for (const std::string& collective : plugins.CollectiveNames()) {
+    std::optional<rxt::ExternPlugins::Collective> found = plugins.FindCollective(collective);
+    FUZZ_CHECK(found.has_value() && found->vtable->name == collective, "collective '" + collective + "' not found by its name");
+    const rxt_collective_t& c = *found->vtable;
+    FUZZ_CHECK(c.create && c.destroy && c.rank && c.size && c.allreduce && c.broadcast && c.barrier,
+               "collective '" + collective + "' kept without a required function");
+    FUZZ_CHECK(c.struct_size <= sizeof(rxt_collective_t), "a collective's copy claims more than its struct");
+    FUZZ_CHECK(RXT_VTABLE_HAS(rxt_collective_t, &c, abort) || c.abort == nullptr, "an abort read past the struct size");
   }
   // After the entry point returned, the API registers nothing.
   rxt_extern_t late{sizeof late, "late.f", nullptr, nullptr, &Fail};

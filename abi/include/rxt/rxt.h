@@ -524,6 +524,13 @@ typedef struct rxt_trainer_options_s {
   /* Whose plugins build it and whose threads, allocator and log it runs with; NULL: the
    * default context. The trainer keeps it alive. */
   rxt_context_t* context;
+  /* Data-parallel training (docs/distributed.md): nonzero combines the gradients over the ranks
+   * of the trainer's communicator (rxt_trainer_set_comm) before each optimizer step, in
+   * allreduce calls of at most |bucket_bytes| (0: 25 MiB). One process trains as without it. */
+  int32_t data_parallel;
+  int64_t bucket_bytes;
+  /* Nonzero adds gradient accumulation (rxt_trainer_accumulate, rxt_trainer_apply_accumulated). */
+  int32_t accumulation;
 } rxt_trainer_options_t;
 
 /* Fills |options| with the defaults and sets struct_size. */
@@ -642,6 +649,49 @@ RXT_API rxt_status_t rxt_trainer_load(const char* path, rxt_context_t* context, 
 RXT_API rxt_status_t rxt_trainer_profile_step(rxt_trainer_t* trainer, DLManagedTensor* const* inputs,
                                               size_t num_inputs, DLManagedTensor* const* targets, size_t num_targets,
                                               char** out_text);
+
+/* ---- Gradient accumulation (a trainer built with options->accumulation, or a trainer file of
+ * one: rxt build --trainer --accumulate) ----------------------------------------------------- */
+
+/* Forward and backward of one micro-batch, its gradients added to the trainer's sums (its model
+ * states are updated, its parameters not); |*out_loss| (may be NULL) is the micro-batch's loss.
+ * RXT_FAILED_PRECONDITION for a trainer built without accumulation. */
+RXT_API rxt_status_t rxt_trainer_accumulate(rxt_trainer_t* trainer, DLManagedTensor* const* inputs, size_t num_inputs,
+                                            DLManagedTensor* const* targets, size_t num_targets, double* out_loss);
+/* One optimizer step with the accumulated gradients (their mean over the micro-batches when the
+ * loss reduction is "mean": as one batch of all their samples), combined over the ranks first
+ * under data parallelism; |*out_loss| is the step's loss. RXT_FAILED_PRECONDITION when nothing
+ * was accumulated. */
+RXT_API rxt_status_t rxt_trainer_apply_accumulated(rxt_trainer_t* trainer, double* out_loss);
+
+/* ---- Data-parallel training across processes (docs/distributed.md) -------------------------- */
+
+/* The processes that train together, over a collective plugin ("mpi": plugins/ccl_mpi). */
+typedef struct rxt_comm_s rxt_comm_t;
+
+/* A communicator of the collective |collective| ("mpi") of |context|'s plugins (NULL: the
+ * default context; the plugin, rxt_ccl_<collective>, is loaded from the plugin search path when
+ * none is loaded). |external| is the program's own communicator, e.g. a pointer to an MPI_Comm
+ * (which rxt duplicates: the program's is left as it is; MPI initialized by the program), or NULL
+ * for every process of the launch (MPI initialized if the program has not, and finalized at
+ * exit). |options|: NULL. RXT_NOT_FOUND naming the loaded collectives. Release with
+ * rxt_comm_release. */
+RXT_API rxt_status_t rxt_comm_create(rxt_context_t* context, const char* collective, const char* options,
+                                     void* external, rxt_comm_t** out_comm);
+RXT_API rxt_comm_t* rxt_comm_retain(rxt_comm_t* comm);
+RXT_API void rxt_comm_release(rxt_comm_t* comm);
+/* This process's rank and the number of ranks. */
+RXT_API rxt_status_t rxt_comm_rank(const rxt_comm_t* comm, int32_t* out_rank);
+RXT_API rxt_status_t rxt_comm_size(const rxt_comm_t* comm, int32_t* out_size);
+
+/* Trains |trainer| together with the other ranks of |comm| (the trainer keeps it; NULL: alone).
+ * Every rank calls it at the same point: each checks that all run the same trainer program
+ * (RXT_FAILED_PRECONDITION on every rank otherwise, naming how many differ), then takes rank 0's
+ * parameters, states, optimizer state and step count. From then on each rank passes its own
+ * share of every batch to rxt_trainer_update (or accumulate); the ranks' parameters stay
+ * bit-identical. RXT_FAILED_PRECONDITION for a trainer built without data parallelism on more
+ * than one rank. */
+RXT_API rxt_status_t rxt_trainer_set_comm(rxt_trainer_t* trainer, rxt_comm_t* comm);
 
 #ifdef __cplusplus
 } /* extern "C" */

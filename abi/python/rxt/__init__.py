@@ -5,6 +5,7 @@ Tensors cross by DLPack without copies (rxt.Tensor.from_dlpack, np.from_dlpack(t
 torch.from_dlpack(t)); a failed call raises rxt.Error with rxt's message. docs/python.md."""
 from ._lib import Error, lib as _lib_handle
 from .arrays import aligned, empty, zeros
+from .comm import Comm
 from .module import Module
 from .tensor import Tensor
 from . import relax, training, transform
@@ -24,6 +25,6 @@ def __getattr__(name):
 __version__ = _lib_handle.rxt_version().decode()
 abi_version = _lib_handle.rxt_abi_version()
 
-__all__ = ["Device", "Error", "Executable", "Module", "Tensor", "VirtualMachine", "aligned", "build", "compile", "cpu",
+__all__ = ["Comm", "Device", "Error", "Executable", "Module", "Tensor", "VirtualMachine", "aligned", "build", "compile", "cpu",
            "device", "empty", "frontend", "load_plugin", "load_search_path", "relax", "training", "transform", "zeros", "__version__",
            "abi_version"]

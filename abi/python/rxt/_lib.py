@@ -124,7 +124,8 @@ class TrainerOptions(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_size_t), ("backend", ctypes.c_char_p), ("loss", ctypes.c_char_p),
                 ("loss_options", ctypes.c_char_p), ("optimizer", ctypes.c_char_p),
                 ("optimizer_options", ctypes.c_char_p), ("opt_level", ctypes.c_int32), ("libraries", ctypes.c_char_p),
-                ("context", ctypes.c_void_p)]
+                ("context", ctypes.c_void_p), ("data_parallel", ctypes.c_int32), ("bucket_bytes", ctypes.c_int64),
+                ("accumulation", ctypes.c_int32)]
 
 
 trainer_p = ctypes.c_void_p
@@ -164,6 +165,16 @@ _declare("rxt_trainer_save_for_target", status_t, trainer_p, ctypes.c_char_p, ct
 _declare("rxt_trainer_load", status_t, ctypes.c_char_p, ctypes.c_void_p, ctypes.POINTER(trainer_p))
 _declare("rxt_trainer_profile_step", status_t, trainer_p, inputs_p, ctypes.c_size_t, inputs_p, ctypes.c_size_t,
          ctypes.POINTER(ctypes.c_void_p))
+_declare("rxt_trainer_accumulate", status_t, trainer_p, inputs_p, ctypes.c_size_t, inputs_p, ctypes.c_size_t,
+         ctypes.POINTER(ctypes.c_double))
+_declare("rxt_trainer_apply_accumulated", status_t, trainer_p, ctypes.POINTER(ctypes.c_double))
+comm_p = ctypes.c_void_p
+_declare("rxt_comm_create", status_t, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p,
+         ctypes.POINTER(comm_p))
+_declare("rxt_comm_release", None, comm_p)
+_declare("rxt_comm_rank", status_t, comm_p, ctypes.POINTER(ctypes.c_int32))
+_declare("rxt_comm_size", status_t, comm_p, ctypes.POINTER(ctypes.c_int32))
+_declare("rxt_trainer_set_comm", status_t, trainer_p, comm_p)
 
 INPUTS, TARGETS, PARAMS, STATES, OPTIMIZER_STATE = range(5)
 

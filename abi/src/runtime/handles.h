@@ -11,6 +11,7 @@
 
 #include "boundary.h"
 #include "rxt/runtime/allocator.h"
+#include "rxt/runtime/communicator.h"
 #include "rxt/runtime/executable.h"
 #include "rxt/runtime/kernel.h"
 #include "rxt/runtime/vm.h"
@@ -48,6 +49,11 @@ struct rxt_vm_s {
   std::unique_ptr<rxt::VirtualMachine> vm;
 };
 
+struct rxt_comm_s {
+  std::atomic<int> references{1};
+  std::shared_ptr<rxt::Communicator> communicator;
+};
+
 struct rxt_trainer_s {
   std::atomic<int> references{1};
   // First, so it is released last: the trainer runs on its threads and allocator.
@@ -69,5 +75,10 @@ void CreateVM(rxt_context_t* context, const Executable& exec, const std::string&
 std::unique_ptr<Trainer> LoadTrainer(rxt_context_t* context, const std::string& path);
 /// Writes |trainer| as a trainer file at |path|.
 void SaveTrainer(rxt_context_t* context, const Trainer& trainer, const std::string& path);
+/// A communicator of the collective |name| ("mpi") of the context's plugins, loading
+/// rxt_ccl_<name> from the plugin search path when no loaded plugin provides it; |external|
+/// is the caller's own (an MPI_Comm*), null for the launch's world.
+std::shared_ptr<Communicator> CreateCommunicator(rxt_context_t* context, const std::string& name,
+                                                 const std::string& options, void* external);
 
 }  // namespace rxt::abi_impl

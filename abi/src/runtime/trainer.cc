@@ -371,3 +371,33 @@ rxt_status_t rxt_trainer_profile_step(rxt_trainer_t* trainer, DLManagedTensor* c
 }
 
 }  // extern "C"
+
+extern "C" {
+
+rxt_status_t rxt_trainer_accumulate(rxt_trainer_t* trainer, DLManagedTensor* const* inputs, size_t num_inputs,
+                                    DLManagedTensor* const* targets, size_t num_targets, double* out_loss) {
+  RXT_API_BEGIN();
+  RXT_CHECK_ARG(trainer);
+  rxt::Tensor loss = Get(trainer).Accumulate(Arguments("accumulate_step", "inputs", inputs, num_inputs),
+                                             Arguments("accumulate_step", "targets", targets, num_targets));
+  if (out_loss != nullptr) *out_loss = loss.GetAsDouble(0);
+  RXT_API_END();
+}
+
+rxt_status_t rxt_trainer_apply_accumulated(rxt_trainer_t* trainer, double* out_loss) {
+  RXT_API_BEGIN();
+  RXT_CHECK_ARG(trainer);
+  rxt::Tensor loss = Get(trainer).ApplyAccumulated();
+  if (out_loss != nullptr) *out_loss = loss.GetAsDouble(0);
+  RXT_API_END();
+}
+
+rxt_status_t rxt_trainer_set_comm(rxt_trainer_t* trainer, rxt_comm_t* comm) {
+  RXT_API_BEGIN();
+  RXT_CHECK_ARG(trainer);
+  auto allocating = AllocatingFor(trainer);
+  Get(trainer).SetCommunicator(comm != nullptr ? comm->communicator : nullptr);
+  RXT_API_END();
+}
+
+}  // extern "C"

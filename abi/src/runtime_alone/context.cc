@@ -4,6 +4,7 @@
 // only, rxt/runtime/extern_plugins.h). What runtime/handles.h asks of a context is done here
 // with the runtime alone.
 #include <atomic>
+#include <filesystem>
 #include <memory>
 
 #include "runtime/context_options.h"
@@ -12,6 +13,7 @@
 #include "rxt/runtime/extern_plugins.h"
 #include "rxt/runtime/plugin_search_path.h"
 #include "rxt/runtime/thread_pool.h"
+#include "rxt/support/message_text.h"
 #include "rxt/train/trainer_file.h"
 
 struct rxt_context_s {
@@ -106,6 +108,30 @@ void SaveTrainer(rxt_context_t* /*context*/, const Trainer& trainer, const std::
           "librxt_runtime cannot compile one (save it with librxt)");
   }
   SaveTrainerFile(MakeTrainerFile(trainer, aot->LibraryBytes()), path);
+}
+
+std::shared_ptr<Communicator> CreateCommunicator(rxt_context_t* context, const std::string& name,
+                                                 const std::string& options, void* external) {
+  rxt_context_s& c = Resolve(context);
+  std::optional<ExternPlugins::Collective> found = c.plugins->FindCollective(name);
+  if (!found && c.settings.search_path && IsPrintableText(name) && name.find('/') == std::string::npos) {
+    for (const std::string& dir : PluginSearchPath()) {
+      std::filesystem::path candidate = std::filesystem::path(dir) / ("rxt_ccl_" + name + ".so");
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(candidate, ec)) continue;
+      c.plugins->Load(candidate.string());
+      break;
+    }
+    found = c.plugins->FindCollective(name);
+  }
+  if (!found) {
+    std::string known;
+    for (const std::string& n : c.plugins->CollectiveNames()) known += (known.empty() ? "" : ", ") + n;
+    Throw(ErrorCode::kNotFound, "no collective named '", MessageText(name, 60), "' is loaded (",
+          known.empty() ? "none is; plugins/ccl_mpi, rxt_ccl_mpi.so, provides \"mpi\"" : "known: " + known, ")");
+  }
+  std::shared_ptr<const void> keep_alive = found->vtable;
+  return Communicator::Create(*found->vtable, std::move(keep_alive), options, external);
 }
 
 }  // namespace rxt::abi_impl

@@ -29,7 +29,8 @@ namespace {
 bool AllExternsLoaded(const Executable& exec, const ExternRegistry& externs) {
   std::vector<std::string> loaded = externs.List();
   return std::all_of(exec.externs.begin(), exec.externs.end(), [&](const std::string& name) {
-    return std::find(loaded.begin(), loaded.end(), name) != loaded.end();
+    // The collectives are the Trainer's own (its communicator), no plugin's.
+    return IsCollectiveExtern(name) || std::find(loaded.begin(), loaded.end(), name) != loaded.end();
   });
 }
 
@@ -259,7 +260,8 @@ void Session::LoadExternPlugins(const Executable& exec) {
   std::vector<std::string> loaded = host_.externs().List();
   for (const std::string& name : exec.externs) {
     size_t dot = name.find('.');
-    if (dot != std::string::npos && dot > 0 && std::find(loaded.begin(), loaded.end(), name) == loaded.end()) {
+    if (dot != std::string::npos && dot > 0 && !IsCollectiveExtern(name) &&
+        std::find(loaded.begin(), loaded.end(), name) == loaded.end()) {
       libraries.insert(name.substr(0, dot));
     }
   }

@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include <set>
 
 #include "rxt/plugin.h"
+#include "rxt/runtime/communicator.h"
 #include "rxt/runtime/shared_object_check.h"
 #include "rxt/runtime/thread_pool.h"
 #include "rxt/support/c_status.h"
@@ -28,6 +30,7 @@ struct Registration {
   bool registering = false;
   std::string last_log;
   std::vector<const rxt_extern_t*> externs;  // registered by call during the entry point
+  std::vector<const rxt_collective_t*> collectives;  // likewise
 };
 
 Registration* Of(rxt_host_t* host) { return reinterpret_cast<Registration*>(host); }
@@ -60,6 +63,20 @@ rxt_status_t RegisterExtern(rxt_host_t* handle, const rxt_extern_t* function) no
   return nullptr;
 }
 
+rxt_status_t RegisterCollective(rxt_host_t* handle, const rxt_collective_t* collective) noexcept {
+  Registration* host = Of(handle);
+  if (host == nullptr) return MakeCStatus(ErrorCode::kInvalidArgument, "no host (rxt_host_api_t.host) given");
+  if (!host->registering) {
+    return MakeCStatus(ErrorCode::kFailedPrecondition, "collectives are registered only during rxt_plugin_entry");
+  }
+  try {
+    host->collectives.push_back(collective);  // checked with the descriptor's, below
+  } catch (...) {
+    return MakeCStatus(ErrorCode::kInternal, "out of memory");
+  }
+  return nullptr;
+}
+
 /// Any other item: kept by the compiler's host, of no use to the runtime.
 template <typename Item>
 rxt_status_t Ignore(rxt_host_t* /*host*/, const Item* /*item*/) noexcept {
@@ -86,7 +103,7 @@ rxt_host_api_t MakeHostApi(Registration* host) {
   api.register_library = &Ignore<rxt_library_t>;
   api.register_importer = &Ignore<rxt_importer_t>;
   api.register_exporter = &Ignore<rxt_exporter_t>;
-  api.register_collective = &Ignore<rxt_collective_t>;
+  api.register_collective = &RegisterCollective;
   return api;
 }
 
@@ -111,11 +128,44 @@ std::vector<const rxt_extern_t*> ExternsOf(const rxt_plugin_descriptor_t& d, con
   return all;
 }
 
+/// The plugin's collectives (the descriptor's, then those registered by call), each copied with
+/// the members its struct_size covers (the rest zero, so an optional member reads as absent).
+std::vector<rxt_collective_t> CollectivesOf(const rxt_plugin_descriptor_t& d, const Registration& host,
+                                            const std::string& where) {
+  std::vector<const rxt_collective_t*> all;
+  if (d.struct_size >= offsetof(rxt_plugin_descriptor_t, num_collectives) + sizeof(size_t) && d.num_collectives > 0) {
+    if (d.collectives == nullptr) {
+      Throw(ErrorCode::kInvalidArgument, where, ": lists ", d.num_collectives, " collectives but no list");
+    }
+    all.assign(d.collectives, d.collectives + d.num_collectives);
+  }
+  all.insert(all.end(), host.collectives.begin(), host.collectives.end());
+  std::vector<rxt_collective_t> copies;
+  for (const rxt_collective_t* c : all) {
+    if (c == nullptr || c->struct_size < offsetof(rxt_collective_t, barrier) + sizeof(c->barrier)) {
+      Throw(ErrorCode::kInvalidArgument, where, ": a collective's vtable is NULL or too small");
+    }
+    if (c->name == nullptr || c->name[0] == '\0' || !IsPrintableText(c->name)) {
+      Throw(ErrorCode::kInvalidArgument, where, ": a collective has no name or a name that is not printable text");
+    }
+    if (c->create == nullptr || c->destroy == nullptr || c->rank == nullptr || c->size == nullptr ||
+        c->allreduce == nullptr || c->broadcast == nullptr || c->barrier == nullptr) {
+      Throw(ErrorCode::kInvalidArgument, where, ": collective '", c->name, "' lacks a required function");
+    }
+    rxt_collective_t copy{};
+    std::memcpy(&copy, c, std::min(c->struct_size, sizeof copy));
+    copy.struct_size = std::min(c->struct_size, sizeof copy);
+    copies.push_back(copy);
+  }
+  return copies;
+}
+
 }  // namespace
 
 struct ExternPlugins::Loaded {
   std::string key;
   std::string name;
+  std::vector<rxt_collective_t> collectives;  // copies; their names point into the library
   Registration host;
   rxt_host_api_t api{};
   std::shared_ptr<void> library;  // last: unloaded after the rest is gone
@@ -194,6 +244,20 @@ std::string ExternPlugins::Register(const std::string& key, const std::string& w
   }
   std::string name = d->name;
   std::vector<const rxt_extern_t*> externs = ExternsOf(*d, host, where);
+  plugin->collectives = CollectivesOf(*d, host, where);
+  std::set<std::string> collective_names;
+  for (const rxt_collective_t& c : plugin->collectives) {
+    if (!collective_names.insert(c.name).second) {
+      Throw(ErrorCode::kAlreadyExists, where, ": registers collective '", c.name, "' twice");
+    }
+    for (const auto& other : loaded_) {
+      for (const rxt_collective_t& o : other->collectives) {
+        if (c.name == std::string(o.name)) {
+          Throw(ErrorCode::kAlreadyExists, where, ": collective '", c.name, "' is already loaded (plugin ", other->name, ")");
+        }
+      }
+    }
+  }
   std::set<std::string> names;
   for (const rxt_extern_t* e : externs) {
     if (!names.insert(e->name).second) {
@@ -222,7 +286,7 @@ std::vector<std::string> ExternPlugins::LoadFor(const std::vector<std::string>& 
   std::vector<std::string> libraries;
   for (const std::string& function : externs) {
     size_t dot = function.find('.');
-    if (dot == std::string::npos || dot == 0 || registry_.Find(function)) continue;
+    if (dot == std::string::npos || dot == 0 || IsCollectiveExtern(function) || registry_.Find(function)) continue;
     std::string library = function.substr(0, dot);
     if (!IsPrintableText(library) || library.find('/') != std::string::npos) continue;
     bool listed = false;
@@ -244,6 +308,26 @@ std::vector<std::string> ExternPlugins::LoadFor(const std::vector<std::string>& 
     }
   }
   return failures;
+}
+
+std::optional<ExternPlugins::Collective> ExternPlugins::FindCollective(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& plugin : loaded_) {
+    for (const rxt_collective_t& c : plugin->collectives) {
+      // The vtable lives with the plugin, which the shared pointer keeps loaded.
+      if (name == c.name) return Collective{std::shared_ptr<const rxt_collective_t>(plugin, &c)};
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> ExternPlugins::CollectiveNames() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::string> names;
+  for (const auto& plugin : loaded_) {
+    for (const rxt_collective_t& c : plugin->collectives) names.push_back(c.name);
+  }
+  return names;
 }
 
 std::vector<std::string> ExternPlugins::Names() const {

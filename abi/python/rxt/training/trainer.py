@@ -10,15 +10,22 @@ from ..tensor import Tensor, as_tensor
 
 
 class Trainer:
-    def __init__(self, backbone, param_num=None, setup_trainer=None, backend=None, libraries=None):
+    def __init__(self, backbone, param_num=None, setup_trainer=None, backend=None, libraries=None,
+                 data_parallel=False, bucket_bytes=None, accumulation=False):
         """|backbone|: an rxt.Module with @backbone and the attributes param_num and state_num (or
         a trainer module); |param_num| is checked against the module's when given;
-        |setup_trainer| gives the loss and the optimizer. build() compiles it."""
+        |setup_trainer| gives the loss and the optimizer. build() compiles it. |data_parallel|
+        combines the gradients over the ranks of set_comm's communicator (in allreduce calls of
+        at most |bucket_bytes|, default 25 MiB); |accumulation| adds accumulate and
+        apply_accumulated (docs/distributed.md)."""
         self.backbone = backbone
         self.param_num = param_num
         self.setup_trainer = setup_trainer
         self.backend = backend
         self.libraries = libraries
+        self.data_parallel = data_parallel
+        self.bucket_bytes = bucket_bytes
+        self.accumulation = accumulation
         self._handle = None
         self._slots = ArgumentSlots()
         self._loss = ctypes.c_double()
@@ -47,6 +54,9 @@ class Trainer:
                 options.optimizer_options = text(self.setup_trainer.optimizer.options_text())
         if self.libraries is not None:
             options.libraries = text(self.libraries)
+        options.data_parallel = int(bool(self.data_parallel))
+        options.bucket_bytes = int(self.bucket_bytes or 0)
+        options.accumulation = int(bool(self.accumulation))
         handle = _lib.trainer_p()
         _lib.check(_lib.lib.rxt_trainer_create(self.backbone.handle, ctypes.byref(options), ctypes.byref(handle)))
         self._release()
@@ -156,6 +166,27 @@ class Trainer:
         _lib.check(_lib.lib.rxt_trainer_predict(handle, arguments, len(inputs), outputs, count.value, ctypes.byref(got)))
         results = [Tensor(outputs[i]) for i in range(got.value)]
         return results[0] if len(results) == 1 else tuple(results)
+
+    def accumulate(self, *args):
+        """Forward and backward of one micro-batch (the inputs then the targets), its gradients
+        added to the trainer's sums; the micro-batch's loss. Needs accumulation=True."""
+        handle, inputs, num_inputs, targets, num_targets, keep = self._split(args)
+        loss = ctypes.c_double()
+        _lib.check(_lib.lib.rxt_trainer_accumulate(handle, inputs, num_inputs, targets, num_targets,
+                                                   ctypes.byref(loss)))
+        return Loss(loss.value)
+
+    def apply_accumulated(self):
+        """One optimizer step with the accumulated gradients (their mean over the micro-batches
+        for a mean loss; combined over the ranks first under data parallelism); the step's loss."""
+        loss = ctypes.c_double()
+        _lib.check(_lib.lib.rxt_trainer_apply_accumulated(self._built(), ctypes.byref(loss)))
+        return Loss(loss.value)
+
+    def set_comm(self, comm):
+        """Trains together with the other ranks of |comm| (an rxt.Comm; None: alone). Every rank
+        calls it at the same point: all must run the same trainer, and each takes rank 0's values."""
+        _lib.check(_lib.lib.rxt_trainer_set_comm(self._built(), comm.handle if comm is not None else None))
 
     def profile_adjoint(self, *args):
         """One training step with profiling: the time per kernel as text (nothing changes)."""

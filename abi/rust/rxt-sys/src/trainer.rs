@@ -1,5 +1,5 @@
 //! rxt.h: the trainer (a compiled training step with its tensors resident) and trainer files.
-use std::os::raw::{c_char, c_int};
+use std::os::raw::{c_char, c_int, c_void};
 
 #[cfg(feature = "compiler")]
 use crate::rxt_module_t;
@@ -22,6 +22,15 @@ pub struct rxt_trainer_options_t {
     pub opt_level: i32,
     pub libraries: *const c_char,
     pub context: *mut rxt_context_t,
+    pub data_parallel: i32,
+    pub bucket_bytes: i64,
+    pub accumulation: i32,
+}
+
+/// `rxt_comm_t`: the processes that train together (a collective plugin's communicator).
+#[repr(C)]
+pub struct rxt_comm_t {
+    _opaque: [u8; 0],
 }
 
 /// `rxt_trainer_tensors_t` (a C enum).
@@ -148,4 +157,27 @@ extern "C" {
         num_targets: usize,
         out_text: *mut *mut c_char,
     ) -> rxt_status_t;
+
+    pub fn rxt_trainer_accumulate(
+        trainer: *mut rxt_trainer_t,
+        inputs: *const *mut DLManagedTensor,
+        num_inputs: usize,
+        targets: *const *mut DLManagedTensor,
+        num_targets: usize,
+        out_loss: *mut f64,
+    ) -> rxt_status_t;
+    pub fn rxt_trainer_apply_accumulated(trainer: *mut rxt_trainer_t, out_loss: *mut f64) -> rxt_status_t;
+
+    pub fn rxt_comm_create(
+        context: *mut rxt_context_t,
+        collective: *const c_char,
+        options: *const c_char,
+        external: *mut c_void,
+        out_comm: *mut *mut rxt_comm_t,
+    ) -> rxt_status_t;
+    pub fn rxt_comm_retain(comm: *mut rxt_comm_t) -> *mut rxt_comm_t;
+    pub fn rxt_comm_release(comm: *mut rxt_comm_t);
+    pub fn rxt_comm_rank(comm: *const rxt_comm_t, out_rank: *mut i32) -> rxt_status_t;
+    pub fn rxt_comm_size(comm: *const rxt_comm_t, out_size: *mut i32) -> rxt_status_t;
+    pub fn rxt_trainer_set_comm(trainer: *mut rxt_trainer_t, comm: *mut rxt_comm_t) -> rxt_status_t;
 }

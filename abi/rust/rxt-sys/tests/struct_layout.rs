@@ -89,7 +89,10 @@ fn rust_layouts() -> Vec<Layout> {
             optimizer_options,
             opt_level,
             libraries,
-            context
+            context,
+            data_parallel,
+            bucket_bytes,
+            accumulation
         },
     ]
 }

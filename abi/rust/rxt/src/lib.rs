@@ -97,7 +97,7 @@ pub use executable::Executable;
 pub use rxt_sys as sys;
 pub use tensor::Tensor;
 pub use tensor_ref::TensorRef;
-pub use trainer::Trainer;
+pub use trainer::{Comm, Trainer};
 pub use trainer_tensors::TensorKind;
 pub use version::{abi_version, memory_limit, set_memory_limit, version, ABI_VERSION};
 pub use vm::Vm;

@@ -154,6 +154,96 @@ impl Trainer {
     }
 }
 
+impl Trainer {
+    /// Forward and backward of one micro-batch, its gradients added to the trainer's sums (a
+    /// trainer built with accumulation); returns the micro-batch's loss.
+    pub fn accumulate(&mut self, inputs: &[TensorRef<'_>], targets: &[TensorRef<'_>]) -> Result<f64> {
+        let (inputs, targets) = (dlpack_array(inputs), dlpack_array(targets));
+        let mut loss = 0.0;
+        check(unsafe {
+            sys::rxt_trainer_accumulate(
+                self.raw(),
+                inputs.as_ptr(),
+                inputs.len(),
+                targets.as_ptr(),
+                targets.len(),
+                &mut loss,
+            )
+        })?;
+        Ok(loss)
+    }
+
+    /// One optimizer step with the accumulated gradients (combined over the ranks first under
+    /// data parallelism); returns the step's loss. FailedPrecondition when nothing was
+    /// accumulated.
+    pub fn apply_accumulated(&mut self) -> Result<f64> {
+        let mut loss = 0.0;
+        check(unsafe { sys::rxt_trainer_apply_accumulated(self.raw(), &mut loss) })?;
+        Ok(loss)
+    }
+
+    /// Trains together with the other ranks of |comm| (every rank calls it at the same point):
+    /// all must run the same trainer program, and each takes rank 0's values. None: alone.
+    pub fn set_comm(&mut self, comm: Option<&Comm>) -> Result<()> {
+        check(unsafe { sys::rxt_trainer_set_comm(self.raw(), comm.map_or(ptr::null_mut(), |c| c.raw.as_ptr())) })
+    }
+}
+
+/// The processes that train together: a communicator of a collective plugin ("mpi",
+/// plugins/ccl_mpi). docs/distributed.md.
+pub struct Comm {
+    raw: NonNull<sys::rxt_comm_t>,
+}
+
+// The collective is called from one thread at a time (a trainer's calls are), and the handle
+// may move between threads.
+unsafe impl Send for Comm {}
+
+impl Comm {
+    /// A communicator over every process of the launch (mpirun, srun), MPI initialized if the
+    /// program has not. NotFound naming the loaded collectives.
+    pub fn world(collective: &str, context: Option<&Context>) -> Result<Comm> {
+        unsafe { Comm::from_external(collective, context, ptr::null_mut()) }
+    }
+
+    /// A communicator over the program's own, |external| (for "mpi": a pointer to an MPI_Comm,
+    /// which rxt duplicates).
+    ///
+    /// # Safety
+    /// |external| must point to a live communicator handle of the collective's library.
+    pub unsafe fn from_external(
+        collective: &str,
+        context: Option<&Context>,
+        external: *mut std::os::raw::c_void,
+    ) -> Result<Comm> {
+        let name = c_string(collective, "collective")?;
+        let context = context.map_or(ptr::null_mut(), Context::raw);
+        let mut raw = ptr::null_mut();
+        check(sys::rxt_comm_create(context, name.as_ptr(), ptr::null(), external, &mut raw))?;
+        Ok(Comm { raw: NonNull::new(raw).expect("rxt returned a NULL communicator on success") })
+    }
+
+    /// This process's rank.
+    pub fn rank(&self) -> Result<i32> {
+        let mut rank = 0;
+        check(unsafe { sys::rxt_comm_rank(self.raw.as_ptr(), &mut rank) })?;
+        Ok(rank)
+    }
+
+    /// The number of ranks.
+    pub fn size(&self) -> Result<i32> {
+        let mut size = 0;
+        check(unsafe { sys::rxt_comm_size(self.raw.as_ptr(), &mut size) })?;
+        Ok(size)
+    }
+}
+
+impl Drop for Comm {
+    fn drop(&mut self) {
+        unsafe { sys::rxt_comm_release(self.raw.as_ptr()) }
+    }
+}
+
 impl Drop for Trainer {
     fn drop(&mut self) {
         unsafe { sys::rxt_trainer_release(self.raw()) }

@@ -34,6 +34,13 @@ pub struct TrainerOptions {
     pub libraries: Option<String>,
     /// Whose plugins build it and whose threads it runs on; None: the default context.
     pub context: Option<Context>,
+    /// Data-parallel training: gradients combined over the ranks of the trainer's communicator
+    /// (Trainer::set_comm) before each optimizer step (docs/distributed.md).
+    pub data_parallel: bool,
+    /// The most bytes of gradients in one allreduce; None: 25 MiB.
+    pub bucket_bytes: Option<i64>,
+    /// Adds gradient accumulation (Trainer::accumulate, Trainer::apply_accumulated).
+    pub accumulation: bool,
 }
 
 impl TrainerOptions {
@@ -70,6 +77,9 @@ impl CTrainerOptions {
             c.opt_level = level;
         }
         c.context = options.context.as_ref().map_or(ptr::null_mut(), Context::raw);
+        c.data_parallel = options.data_parallel as i32;
+        c.bucket_bytes = options.bucket_bytes.unwrap_or(0);
+        c.accumulation = options.accumulation as i32;
         // The CStrings' buffers are on the heap: moving the Vec keeps the pointers valid.
         Ok(CTrainerOptions { options: c, _strings: strings })
     }

@@ -16,6 +16,10 @@
 
 namespace rxt {
 
+/// Whether |name| is an extern function a Trainer binds to its communicator ("ccl.allreduce_sum",
+/// what ccl.allreduce legalizes to) rather than one a plugin provides.
+inline bool IsCollectiveExtern(const std::string& name) { return name.rfind("ccl.", 0) == 0; }
+
 class Communicator {
  public:
   /// A communicator made by |collective| (named |name| in messages) with |options|; |external|

@@ -1,6 +1,7 @@
 // Plugins as the runtime alone loads them (librxt_runtime: no compiler, no plugin host): only
 // their extern functions — what kernels compiled ahead of time call, e.g. oneDNN's dnnl.matmul
-// — are taken, into an ExternRegistry. What else a plugin offers (kernel-library patterns, ops,
+// — are taken, into an ExternRegistry, and their collectives (data-parallel training's
+// communication, e.g. plugins/ccl_mpi), kept to make communicators from. What else a plugin offers (kernel-library patterns, ops,
 // optimizers, backends) is for the compiler and is left alone. The plugin speaks the same C
 // plugin ABI (rxt/plugin.h, version 3) as with the compiler's PluginHost.
 //
@@ -10,6 +11,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +48,15 @@ class ExternPlugins {
 
   /// The names of the plugins loaded.
   std::vector<std::string> Names() const;
+
+  /// A collective of a loaded plugin: its vtable, which keeps the plugin loaded.
+  struct Collective {
+    std::shared_ptr<const rxt_collective_t> vtable;
+  };
+  /// The collective called |name| ("mpi"), or nullopt.
+  std::optional<Collective> FindCollective(const std::string& name) const;
+  /// The names of the loaded collectives.
+  std::vector<std::string> CollectiveNames() const;
 
  private:
   /// A plugin loaded: its key (path), name, the host API it was given (valid while it is
