@@ -11,14 +11,36 @@ namespace {
 
 using namespace infer;
 
+bool Reducible(DType dtype) {
+  return dtype == DType::kUnknown || dtype == DType::kFloat32 || dtype == DType::kFloat64 || dtype == DType::kInt32 ||
+         dtype == DType::kInt64;
+}
+
+/// x: a tensor, or a tuple of tensors of one dtype (a bucket: one communication for all).
 StructInfo InferAllReduce(const CallNode& call) {
-  const TensorSINode& x = TensorArg(call, 0);
   ChoiceAttr(call, "op", {"sum", "mean"});
-  if (x.dtype != DType::kUnknown && x.dtype != DType::kFloat32 && x.dtype != DType::kFloat64 &&
-      x.dtype != DType::kInt32 && x.dtype != DType::kInt64) {
-    OpError(call, StrCat(DescribeArg(call, 0), " must be float32, float64, int32 or int64, got ", DTypeName(x.dtype)));
+  const StructInfo& x = ArgSI(call, 0);
+  std::vector<const TensorSINode*> tensors;
+  if (const auto* tuple = x->As<TupleSINode>()) {
+    if (tuple->fields.empty()) OpError(call, StrCat(DescribeArg(call, 0), " is an empty tuple"));
+    for (const StructInfo& field : tuple->fields) {
+      const auto* t = field->As<TensorSINode>();
+      if (t == nullptr) OpError(call, StrCat(DescribeArg(call, 0), " must hold tensors only, got ", ToString(field)));
+      tensors.push_back(t);
+    }
+  } else {
+    tensors.push_back(&TensorArg(call, 0));
   }
-  return ArgSI(call, 0);
+  for (const TensorSINode* t : tensors) {
+    if (!Reducible(t->dtype)) {
+      OpError(call, StrCat(DescribeArg(call, 0), " must be float32, float64, int32 or int64, got ", DTypeName(t->dtype)));
+    }
+    if (t->dtype != tensors[0]->dtype) {
+      OpError(call, StrCat(DescribeArg(call, 0), " mixes ", DTypeName(tensors[0]->dtype), " and ", DTypeName(t->dtype),
+                           ": one call combines tensors of one dtype"));
+    }
+  }
+  return x;
 }
 
 }  // namespace
@@ -27,8 +49,9 @@ void RegisterCollectiveOps(OpRegistry& r) {
   r.Def("ccl.allreduce")
       .Describe(
           "The sum (or the mean) of x over the ranks of data-parallel training: every rank gets the same "
-          "value. Pure: every rank runs the same program.")
-      .Input("x", "Tensor")
+          "value. x is a tensor or a tuple of tensors of one dtype (a bucket: one communication for all). "
+          "Pure: every rank runs the same program.")
+      .Input("x", "Tensor | Tuple")
       .Attr("op", AttrKind::kString, "sum", "\"sum\" or \"mean\" (the sum divided by the number of ranks)")
       .Set<FInferStructInfo>(InferAllReduce);
 }

@@ -33,13 +33,45 @@ void Trainer::RegisterCollectiveExterns() {
   }
   auto bind = [this](rxt_reduce_op_t op) {
     return [this, op](DLTensor* const* args, int num_args) {
-      // (x, out): out = x combined over the ranks; a world of one rank without a communicator.
-      RXT_CHECK(num_args == 2, "ccl.allreduce takes an input and an output, got ", num_args, " tensors");
-      DLTensor& out = *args[1];
-      if (args[0]->data != out.data) {
-        std::memcpy(out.data, args[0]->data, Bytes(out));
+      // (inputs..., outputs...): each output its input combined over the ranks; a world of one
+      // rank without a communicator. Several (a bucket) go in one communication, packed.
+      RXT_CHECK(num_args >= 2 && num_args % 2 == 0, "ccl.allreduce takes inputs and as many outputs, got ", num_args,
+                " tensors");
+      const int n = num_args / 2;
+      if (n == 1) {
+        DLTensor& out = *args[1];
+        if (args[0]->data != out.data) std::memcpy(out.data, args[0]->data, Bytes(out));
+        if (communicator_ != nullptr) communicator_->AllReduce(out, op);
+        return;
       }
-      if (communicator_ != nullptr) communicator_->AllReduce(out, op);
+      if (communicator_ == nullptr) {
+        for (int i = 0; i < n; ++i) {
+          if (args[i]->data != args[n + i]->data) std::memcpy(args[n + i]->data, args[i]->data, Bytes(*args[n + i]));
+        }
+        return;
+      }
+      size_t total = 0;
+      for (int i = 0; i < n; ++i) total += Bytes(*args[n + i]);
+      if (ccl_staging_.size() < total) ccl_staging_.resize(total);
+      size_t offset = 0;
+      for (int i = 0; i < n; ++i) {
+        std::memcpy(ccl_staging_.data() + offset, args[i]->data, Bytes(*args[i]));
+        offset += Bytes(*args[i]);
+      }
+      const size_t element = (args[n]->dtype.bits * args[n]->dtype.lanes + 7) / 8;
+      int64_t elements = static_cast<int64_t>(total / element);
+      DLTensor packed{};
+      packed.data = ccl_staging_.data();
+      packed.device = {kDLCPU, 0};
+      packed.ndim = 1;
+      packed.dtype = args[n]->dtype;  // one dtype per bucket (ccl.allreduce checks it)
+      packed.shape = &elements;
+      communicator_->AllReduce(packed, op);
+      offset = 0;
+      for (int i = 0; i < n; ++i) {
+        std::memcpy(args[n + i]->data, ccl_staging_.data() + offset, Bytes(*args[n + i]));
+        offset += Bytes(*args[n + i]);
+      }
     };
   };
   externs_.Register(kAllReduceSum, bind(RXT_REDUCE_SUM), /*replace=*/true);

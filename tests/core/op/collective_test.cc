@@ -9,6 +9,9 @@ TEST(AllReduceOpTest, ResultIsLikeItsInput) {
   EXPECT_EQ(Infer("ccl.allreduce", {T("loss", {})}, A({{"op", std::string("mean")}})), "Tensor((), float32)");
   EXPECT_EQ(Infer("ccl.allreduce", {T("count", {3}, i64)}), "Tensor((3,), int64)");
   EXPECT_EQ(Infer("ccl.allreduce", {N("x", -1)}), "Tensor(float32)");
+  // A bucket: a tuple of tensors of one dtype, one communication.
+  EXPECT_EQ(Infer("ccl.allreduce", {Tup({T("g", {3, 2}), T("loss", {})})}),
+            "Tuple(Tensor((3, 2), float32), Tensor((), float32))");
   // Every rank runs the same program: the op may be moved or removed like any pure one.
   EXPECT_TRUE(OpRegistry::Global().Get("ccl.allreduce").pure());
 }
@@ -20,8 +23,10 @@ TEST(AllReduceOpTest, RejectsWhatNoCommunicatorReduces) {
             "ccl.allreduce: x %x: Tensor((2,), bool) must be float32, float64, int32 or int64, got bool");
   EXPECT_EQ(InferError("ccl.allreduce", {T("x", {2})}, A({{"op", std::string("max")}})),
             "ccl.allreduce: attribute op must be one of \"sum\", \"mean\", got \"max\"");
-  EXPECT_EQ(InferError("ccl.allreduce", {Tup({T("x", {2})})}),
-            "ccl.allreduce: x Tuple(Tensor((2,), float32)) must be a Tensor, got a Tuple");
+  EXPECT_EQ(InferError("ccl.allreduce", {Tup({T("x", {2}), T("n", {1}, i64)})}),
+            "ccl.allreduce: x Tuple(Tensor((2,), float32), Tensor((1,), int64)) mixes float32 and int64: one call "
+            "combines tensors of one dtype");
+  EXPECT_EQ(InferError("ccl.allreduce", {Tup({})}), "ccl.allreduce: x Tuple() is an empty tuple");
 }
 
 }  // namespace

@@ -12,25 +12,10 @@ using test::CodeOf;
 using test::ErrorOf;
 using test::Ramp;
 
-/// The linear backbone for batches of |batch| samples.
-std::string LinearBackbone(int batch) {
-  return StrCat(R"(
-attributes {param_num = 2, state_num = 0}
-def @backbone(%x: Tensor(()", batch, R"(, 3), float32), %w: Tensor((3, 2), float32), %b: Tensor((2,), float32))
-    -> Tensor(()", batch, R"(, 2), float32) {
-  dataflow {
-    %h = matmul(%x, %w)
-    %out = add(%h, %b)
-    output %out
-  }
-  return %out
-})");
-}
-
 std::unique_ptr<Trainer> Linear(int batch, const std::string& reduction, const std::string& optimizer,
                                 bool accumulation) {
   TrainerProgram program =
-      BuildTrainerProgram(ParseModule(LinearBackbone(batch)),
+      BuildTrainerProgram(ParseModule(test::LinearBackboneOfBatch(batch)),
                           {.loss = {"mse", StrCat("reduction=\"", reduction, "\"")},
                            .optimizer = {optimizer, "lr=0.05"},
                            .plugins = &test::TrainingPlugins(),

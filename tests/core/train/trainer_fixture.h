@@ -26,6 +26,16 @@ def @backbone(%x: Tensor((4, 3), float32), %w: Tensor((3, 2), float32), %b: Tens
   return %out
 })";
 
+/// The linear backbone for batches of |batch| samples (3 features, 2 outputs).
+inline std::string LinearBackboneOfBatch(int batch) {
+  std::string text = kLinearBackbone;
+  for (const std::string from : {"(4, 3)", "(4, 2)"}) {
+    std::string to = "(" + std::to_string(batch) + from.substr(2);
+    text.replace(text.find(from), from.size(), to);
+  }
+  return text;
+}
+
 inline TrainerProgram LinearProgram(const std::string& loss, const std::string& optimizer,
                                     const std::string& optimizer_options) {
   return BuildTrainerProgram(ParseModule(kLinearBackbone),

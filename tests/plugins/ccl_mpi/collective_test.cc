@@ -12,23 +12,12 @@
 
 #include "rxt/plugin/plugin_host.h"
 #include "rxt/runtime/communicator.h"
+#include "world.h"
 
 namespace rxt {
 namespace {
 
-// One communicator for the whole program (the plugin, loaded once, initializes MPI).
-std::shared_ptr<Communicator> World() {
-  static PluginHost* host = [] {
-    auto* h = new PluginHost;
-    h->Load(RXT_CCL_MPI_PLUGIN);
-    return h;
-  }();
-  static std::shared_ptr<Communicator> world = [] {
-    PluginItem mpi = *host->Find(PluginItemKind::kCollective, "mpi");
-    return Communicator::Create(*mpi.collective, mpi.keep_alive);
-  }();
-  return world;
-}
+using test::World;
 
 int ExpectedSize() {
   const char* size = std::getenv("RXT_TEST_WORLD_SIZE");

@@ -9,36 +9,12 @@
 #include "rxt/plugin/plugin_host.h"
 #include "rxt/runtime/dlpack.h"
 #include "rxt/support/error.h"
+#include "world.h"
 
 namespace rxt {
 namespace {
 
-std::shared_ptr<Communicator> World() {
-  static PluginHost* host = [] {
-    auto* h = new PluginHost;
-    h->Load(RXT_CCL_MPI_PLUGIN);
-    return h;
-  }();
-  static std::shared_ptr<Communicator> world = [] {
-    PluginItem mpi = *host->Find(PluginItemKind::kCollective, "mpi");
-    return Communicator::Create(*mpi.collective, mpi.keep_alive);
-  }();
-  return world;
-}
-
-/// The linear backbone of batch |batch| with a BatchNorm-free body: 3 features, 2 outputs.
-std::string LinearBackbone(int batch) {
-  return StrCat(R"(
-attributes {param_num = 2, state_num = 0}
-def @backbone(%x: Tensor(()", batch, R"(, 3), float32), %w: Tensor((3, 2), float32), %b: Tensor((2,), float32))
-    -> Tensor(()", batch, R"(, 2), float32) {
-  dataflow {
-    %out = add(matmul(%x, %w), %b)
-    output %out
-  }
-  return %out
-})");
-}
+using test::World;
 
 struct Build {
   int batch = 8;
@@ -51,7 +27,7 @@ struct Build {
 
 std::unique_ptr<Trainer> Make(const Build& b, uint64_t seed = 5) {
   TrainerProgram program = BuildTrainerProgram(
-      ParseModule(LinearBackbone(b.batch)),
+      ParseModule(test::LinearBackboneOfBatch(b.batch)),
       {.loss = {"mse", "reduction=\"" + b.reduction + "\""},
        .optimizer = {b.optimizer, "lr=0.05"},
        .plugins = &test::TrainingPlugins(),

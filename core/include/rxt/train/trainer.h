@@ -100,7 +100,8 @@ class Trainer {
   Tensor Update(const std::vector<Tensor>& inputs, const std::vector<Tensor>& targets);
   /// The loss (@backbone_loss) without changing anything.
   Tensor Evaluate(const std::vector<Tensor>& inputs, const std::vector<Tensor>& targets);
-  /// The time per kernel of one training step, run with profiling on; changes nothing.
+  /// The time per kernel of one training step, run with profiling on; changes nothing. With a
+  /// communicator it is a collective call like Update: every rank calls it.
   Profile ProfileStep(const std::vector<Tensor>& inputs, const std::vector<Tensor>& targets);
   /// Updates done since initialization (or restored from a checkpoint).
   int64_t step() const { return step_; }
@@ -192,6 +193,7 @@ class Trainer {
   ExternRegistry externs_;  // the caller's, plus the collectives (before vm_: it outlives it)
   bool data_parallel_ = false;
   std::unique_ptr<VirtualMachine> vm_;
+  std::vector<unsigned char> ccl_staging_;  // a bucket's tensors packed for one allreduce
   // Accumulated micro-batches: the loss's sum and one gradient sum per parameter.
   std::vector<Tensor> loss_sum_, grad_sums_;
   int accumulated_ = 0;

@@ -72,28 +72,12 @@ std::vector<Expr> AllReduceInBuckets(std::vector<BindingBlock>& blocks, const st
       reduced.push_back(Bind(blocks, "ccl.allreduce", {values[begin].value}, OpAttr(op), "reduced", module));
       continue;
     }
-    // One flat tensor: the values' elements one after the other.
-    std::vector<Expr> flat;
-    std::vector<int64_t> cuts;
-    int64_t offset = 0;
+    // One call for the bucket: the extern packs its tensors into one communication.
+    std::vector<Expr> members;
+    for (size_t i = begin; i < end; ++i) members.push_back(values[i].value);
+    Var combined = Bind(blocks, "ccl.allreduce", {MakeTupleOf(members)}, OpAttr(op), "bucket_reduced", module);
     for (size_t i = begin; i < end; ++i) {
-      flat.push_back(Bind(blocks, "flatten", {values[i].value}, {}, "flat", module));
-      offset += StaticElements(TensorOf(values[i].value));
-      if (i + 1 < end) cuts.push_back(offset);
-    }
-    Attrs concat_axis;
-    concat_axis.Set("axis", int64_t{0});
-    Var bucket = Bind(blocks, "concat", {MakeTupleOf(flat)}, concat_axis, "bucket", module);
-    Var combined = Bind(blocks, "ccl.allreduce", {bucket}, OpAttr(op), "bucket_reduced", module);
-    Attrs split;
-    split.Set("indices", AttrValue::IntList(cuts));
-    split.Set("axis", int64_t{0});
-    Var parts = Bind(blocks, "split", {combined}, split, "parts", module);
-    for (size_t i = begin; i < end; ++i) {
-      Expr part = TupleField(blocks, parts, static_cast<int>(i - begin), "part");
-      std::vector<PrimExpr> dims;
-      for (int64_t d : TensorOf(values[i].value).StaticShape()) dims.push_back(IntImm(d));
-      reduced.push_back(Bind(blocks, "reshape", {part, MakeShapeExpr(dims)}, {}, "reduced", module));
+      reduced.push_back(TupleField(blocks, combined, static_cast<int>(i - begin), "reduced"));
     }
   }
   return reduced;

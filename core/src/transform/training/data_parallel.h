@@ -18,9 +18,8 @@ struct ReducedValue {
 };
 
 /// Each value combined over the ranks, in order. Neighbouring values of one op and one dtype
-/// with static shapes share a bucket (flattened, concatenated, one ccl.allreduce, split back)
-/// while it holds at most |bucket_bytes|; a value larger than that, or of unknown shape, goes
-/// alone. The bindings are appended to the last block of |blocks| (a dataflow block).
+/// with static shapes share a bucket (one ccl.allreduce of the tuple of them) while it holds at
+/// most |bucket_bytes|; a value larger than that, or of unknown shape, goes alone. The bindings are appended to the last block of |blocks| (a dataflow block).
 std::vector<Expr> AllReduceInBuckets(std::vector<BindingBlock>& blocks, const std::vector<ReducedValue>& values,
                                      int64_t bucket_bytes, const IRModule& module);
 

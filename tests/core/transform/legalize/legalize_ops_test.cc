@@ -196,6 +196,9 @@ def @main(%x: Tensor((n, 4), float32), %y: Tensor((4,), float32), %i: Tensor((n,
   %k0 = checkpoint_start((%x, %y))
   %k1 = checkpoint_end(%k0)
   %cc0 = ccl.allreduce(%x, op="mean")
+  %cc1 = ccl.allreduce((%x, %y))
+  %cc2 = (%x, %s)
+  %cc3 = ccl.allreduce(%cc2, op="mean")
   return %n10
 }
 )";

@@ -63,9 +63,12 @@ TEST(DataParallel, OneBucketHoldsTheSeedMlpsGradientsAndLoss) {
   IRModule trainer = SetupTrainer(ParseModule(kSeedMlp), MlpSetup(true));
   EXPECT_TRUE(CheckWellFormed(trainer).empty());
   AllReduceCalls calls = CallsIn(trainer, trainer_module::kTrainStep);
-  // 118282 gradient elements and the loss, flattened into one tensor.
+  // The six gradients and the loss in one call.
   EXPECT_EQ(calls.ops, std::vector<std::string>({"mean"}));
-  EXPECT_EQ(calls.types, std::vector<std::string>({"Tensor((118283,), float32)"}));
+  EXPECT_EQ(calls.types, std::vector<std::string>({"Tuple(Tensor((784, 128), float32), Tensor((128,), float32), "
+                                                   "Tensor((128, 128), float32), Tensor((128,), float32), "
+                                                   "Tensor((128, 10), float32), Tensor((10,), float32), "
+                                                   "Tensor((), float32))"}));
   EXPECT_EQ(trainer.attrs.Find(trainer_module::kGradientReduction)->get<std::string>(), "mean");
   EXPECT_EQ(trainer.attrs.Find(trainer_module::kDataParallel)->get<int64_t>(), 25 << 20);
   // Nothing of it elsewhere: predict and the loss are each rank's own.
@@ -76,7 +79,10 @@ TEST(DataParallel, OneBucketHoldsTheSeedMlpsGradientsAndLoss) {
 TEST(DataParallel, BucketsHoldAtMostTheirSizeAndABigTensorGoesAlone) {
   // w0 (401408 bytes) alone; then b0 w1 b1 w2 b2 and the loss (71724 bytes) together.
   AllReduceCalls calls = CallsIn(SetupTrainer(ParseModule(kSeedMlp), MlpSetup(true, 100000)), trainer_module::kTrainStep);
-  EXPECT_EQ(calls.types, std::vector<std::string>({"Tensor((784, 128), float32)", "Tensor((17931,), float32)"}));
+  EXPECT_EQ(calls.types, std::vector<std::string>({"Tensor((784, 128), float32)",
+                                                   "Tuple(Tensor((128,), float32), Tensor((128, 128), float32), "
+                                                   "Tensor((128,), float32), Tensor((128, 10), float32), "
+                                                   "Tensor((10,), float32), Tensor((), float32))"}));
   // One tensor per bucket when each is larger than a bucket.
   calls = CallsIn(SetupTrainer(ParseModule(kSeedMlp), MlpSetup(true, 4)), trainer_module::kTrainStep);
   EXPECT_EQ(calls.ops.size(), 7u);
