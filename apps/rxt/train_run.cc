@@ -212,6 +212,7 @@ void WriteReports(const TrainOptions& options, const TrainingHistory& history, c
 
 /// The time per kernel of a step on the first batch (the second of two runs: the first one
 /// also allocates), which changes nothing.
+/// Under data parallelism a step is a collective call: every rank profiles it, rank 0 prints.
 void PrintStepProfile(Trainer& trainer, const DataLayout& layout, const LabeledSet& set) {
   std::vector<int64_t> samples(std::min(layout.batch, set.count));
   std::iota(samples.begin(), samples.end(), 0);
@@ -367,7 +368,7 @@ void Train(const TrainOptions& options, Context& context, Session& session, cons
     trainer.SetLearningRate(options.lr);
   }
   if (root && !options.checkpoint_dir.empty()) std::filesystem::create_directories(options.checkpoint_dir);
-  if (root && options.profile) PrintStepProfile(trainer, layout, data.train);
+  if (options.profile) PrintStepProfile(trainer, layout, data.train);
 
   ProgressBar progress(stderr, IsTerminal(stderr));
   int64_t window = std::max<int64_t>(1, steps_per_epoch / 50);

@@ -106,8 +106,11 @@ def main():
 
     # 1. One epoch three ways.
     run(common + ["--batch-size", "16", "--epochs", "1", "--checkpoint-dir", w("one")])
-    p, _ = run(two + common + ["--distributed", "mpi", "--batch-size", "8", "--epochs", "1", "--checkpoint-dir", w("two")])
+    # --profile: a step profiled is a collective call too (every rank runs it, rank 0 prints).
+    p, _ = run(two + common + ["--distributed", "mpi", "--batch-size", "8", "--epochs", "1", "--checkpoint-dir", w("two"),
+                               "--profile"], timeout=120)
     assert "distributed: 2 ranks (mpi)" in p.stdout and p.stdout.count("epoch 1/1") == 1, p.stdout
+    assert p.stdout.count("profile of one training step") == 1 and "extern ccl.allreduce" in p.stdout, p.stdout
     run(common + ["--batch-size", "8", "--accumulate", "2", "--epochs", "1", "--checkpoint-dir", w("acc")])
     one = params_of(w("one", "epoch-1.safetensors"))
     check_close(params_of(w("two", "epoch-1.safetensors")), one, "2 ranks x 8 == 1 rank x 16 after an epoch")
