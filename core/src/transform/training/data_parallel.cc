@@ -59,10 +59,6 @@ Attrs OpAttr(const std::string& op) {
 
 }  // namespace
 
-int CountBuckets(const std::vector<ReducedValue>& values, int64_t bucket_bytes) {
-  return static_cast<int>(Buckets(values, bucket_bytes).size());
-}
-
 std::vector<Expr> AllReduceInBuckets(std::vector<BindingBlock>& blocks, const std::vector<ReducedValue>& values,
                                      int64_t bucket_bytes, const IRModule& module) {
   std::vector<Expr> reduced;

@@ -23,7 +23,4 @@ struct ReducedValue {
 std::vector<Expr> AllReduceInBuckets(std::vector<BindingBlock>& blocks, const std::vector<ReducedValue>& values,
                                      int64_t bucket_bytes, const IRModule& module);
 
-/// The number of ccl.allreduce calls AllReduceInBuckets makes for |values| (the same rule).
-int CountBuckets(const std::vector<ReducedValue>& values, int64_t bucket_bytes);
-
 }  // namespace rxt::training
