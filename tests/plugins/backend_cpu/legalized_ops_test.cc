@@ -285,9 +285,9 @@ TEST(LegalizedOps, EveryLegalizedOpHasACase) {
   for (const OpCase& c : Cases()) covered.insert(c.op);
   LegalizeOps();  // attaches the legalizations to the registry
   // gradient_of's legalization refuses: LowerGradientOf turns it into ops that have cases here.
-  // ccl.allreduce becomes a call_extern (the communicator's), no kernel.
+  // ccl.allreduce and its halves become call_extern (the communicator's), no kernel.
   const std::set<std::string> builtins = {"call_kernel", "call_extern", "print", "assert", "view", "gradient_of",
-                                          "ccl.allreduce"};
+                                          "ccl.allreduce", "ccl.allreduce_start", "ccl.allreduce_wait"};
   for (const OpDef* op : OpRegistry::Global().List()) {
     if (!op->Has<FLegalize>() || builtins.count(op->name())) continue;
     EXPECT_TRUE(covered.count(op->name())) << op->name() << " is legalized but this test has no case for it";

@@ -158,6 +158,8 @@
 //   ccl.allreduce(x; op="sum")   x summed over the ranks ("mean": divided by their number);
 //                                float32/64, int32/64; legalized to call_extern of
 //                                "ccl.allreduce_sum" / "ccl.allreduce_mean"
+//   ccl.allreduce_start(x; op)   starts it: an int64 scalar request ("ccl.allreduce_start_sum"...)
+//   ccl.allreduce_wait(request)  its result, of struct info sinfo_args[0] ("ccl.allreduce_wait")
 // Builtins (core/src/op/builtin.cc)
 //   call_kernel(kernel, args)    kernel: a GlobalVar, args: a Tuple; destination-passing;
 //                                result = sinfo_args[0], or a Tuple of several
@@ -204,7 +206,7 @@ inline constexpr auto kCoreOpNames = std::to_array<std::string_view>({
     // differentiation
     "gradient_of",
     // collectives
-    "ccl.allreduce",
+    "ccl.allreduce", "ccl.allreduce_start", "ccl.allreduce_wait",
     // builtins
     "call_kernel", "call_extern", "print", "assert", "view",
 });

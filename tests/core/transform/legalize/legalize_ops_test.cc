@@ -199,6 +199,10 @@ def @main(%x: Tensor((n, 4), float32), %y: Tensor((4,), float32), %i: Tensor((n,
   %cc1 = ccl.allreduce((%x, %y))
   %cc2 = (%x, %s)
   %cc3 = ccl.allreduce(%cc2, op="mean")
+  %cc4 = ccl.allreduce_start(%cc2, op="mean")
+  %cc5 = ccl.allreduce_wait(%cc4, out_sinfo=Tuple(Tensor((n, 4), float32), Tensor((), float32)))
+  %cc6 = ccl.allreduce_start(%x)
+  %cc7 = ccl.allreduce_wait(%cc6, out_sinfo=Tensor((n, 4), float32))
   return %n10
 }
 )";
