@@ -36,6 +36,9 @@ std::vector<std::string> BuildPipeline(const BuildOptions& options) {
     passes.push_back("FuseKernels");
     // After fusion: the merged kernels' loops (RXT_NUM_THREADS threads at run time).
     passes.push_back("ParallelizeLoops");
+    // A data-parallel step's allreduce starts as soon as its gradients exist (they overlap
+    // with the rest of the backward pass).
+    passes.push_back("ScheduleCollectives");
     // Last: the order the VM's memory plan sees (a training step's updates run as their
     // gradients are computed, so the gradients share memory).
     passes.push_back("ReorderForMemory");

@@ -90,6 +90,12 @@ Pass ParallelizeLoops();
 /// shares the gradients' memory). Same results; last in the build pipeline.
 Pass ReorderForMemory();
 
+/// Inside each dataflow block, moves each ccl.allreduce_start (or the call_extern it legalizes
+/// to) to just after the bindings it reads, keeping the starts in their order: a bucket of
+/// gradients starts combining over the ranks as soon as the backward pass has computed it, and
+/// the communication overlaps with the rest (docs/distributed.md). Same results.
+Pass ScheduleCollectives();
+
 /// Replaces op calls a kernel library does better by what its patterns build, call_extern of
 /// its functions with what follows folded in (a bias add, a ReLU...; docs/libraries.md).
 /// Libraries come from |libraries| (null: the process-wide plugin host, whose plugins provide
