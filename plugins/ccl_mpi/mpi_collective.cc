@@ -5,19 +5,46 @@
 
 #include <algorithm>
 #include <climits>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
+#include <deque>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <unordered_set>
 
 namespace rxt::ccl_mpi {
 namespace {
 
 using plugin_support::MakeStatus;
 
+// An allreduce of allreduce_start: what it combines, and once done, its status.
+struct Request {
+  void* data = nullptr;
+  int64_t count = 0;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  rxt_reduce_op_t op = RXT_REDUCE_SUM;
+  bool done = false;
+  rxt_status_t status = nullptr;
+};
+
+// Requests started and not yet done run one after another on the communicator's own thread, in
+// the order they were started; the caller's thread calls MPI only when that thread is idle (no
+// request pending), so MPI is called by one thread at a time (MPI_THREAD_SERIALIZED).
 struct Communicator {
   MPI_Comm comm = MPI_COMM_NULL;
   int rank = 0;
   int size = 1;
+  bool threads = false;  // MPI allows calls from the worker (MPI_THREAD_SERIALIZED or more)
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<Request*> queue;             // started, not yet running
+  bool running = false;                   // the worker is running one
+  bool stopping = false;
+  std::unordered_set<Request*> requests;  // started and not yet waited for
+  std::thread worker;
 };
 
 Communicator* Of(rxt_communicator_t* comm) { return reinterpret_cast<Communicator*>(comm); }
@@ -118,6 +145,9 @@ rxt_status_t Create(void* /*state*/, const char* options, void* external, rxt_co
     return MpiFailure("MPI_Comm_dup", code);
   }
   MPI_Comm_set_errhandler(comm->comm, MPI_ERRORS_RETURN);
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  comm->threads = provided >= MPI_THREAD_SERIALIZED;
   MPI_Comm_rank(comm->comm, &comm->rank);
   MPI_Comm_size(comm->comm, &comm->size);
   *out_comm = reinterpret_cast<rxt_communicator_t*>(comm);
@@ -127,6 +157,16 @@ rxt_status_t Create(void* /*state*/, const char* options, void* external, rxt_co
 void Destroy(void* /*state*/, rxt_communicator_t* raw) {
   Communicator* comm = Of(raw);
   if (comm == nullptr) return;
+  {
+    std::lock_guard<std::mutex> lock(comm->mutex);
+    comm->stopping = true;  // the worker finishes what is queued, then ends
+    comm->changed.notify_all();
+  }
+  if (comm->worker.joinable()) comm->worker.join();
+  for (Request* request : comm->requests) {
+    plugin_support::FreeStatus(request->status);
+    delete request;
+  }
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized) MPI_Comm_free(&comm->comm);
@@ -136,17 +176,19 @@ void Destroy(void* /*state*/, rxt_communicator_t* raw) {
 int32_t Rank(void* /*state*/, const rxt_communicator_t* comm) { return Of(comm)->rank; }
 int32_t Size(void* /*state*/, const rxt_communicator_t* comm) { return Of(comm)->size; }
 
-rxt_status_t AllReduce(void* /*state*/, rxt_communicator_t* raw, DLTensor* tensor, rxt_reduce_op_t op) {
-  void* data = nullptr;
-  int64_t count = 0;
-  MPI_Datatype type = MPI_DATATYPE_NULL;
-  if (rxt_status_t bad = Describe(tensor, &data, &count, &type)) return bad;
+// Checks an allreduce's tensor and op; gives its data, element count and MPI type.
+rxt_status_t CheckAllReduce(const DLTensor* tensor, rxt_reduce_op_t op, void** data, int64_t* count,
+                            MPI_Datatype* type) {
+  if (rxt_status_t bad = Describe(tensor, data, count, type)) return bad;
   if (op != RXT_REDUCE_SUM && op != RXT_REDUCE_MEAN) {
     return MakeStatus(RXT_INVALID_ARGUMENT, "reduce op " + std::to_string(static_cast<int>(op)));
   }
-  bool floating = type == MPI_FLOAT || type == MPI_DOUBLE;
+  bool floating = *type == MPI_FLOAT || *type == MPI_DOUBLE;
   if (op == RXT_REDUCE_MEAN && !floating) return MakeStatus(RXT_INVALID_ARGUMENT, "the mean of an integer tensor");
-  Communicator& comm = *Of(raw);
+  return nullptr;
+}
+
+rxt_status_t AllReduceNow(const Communicator& comm, void* data, int64_t count, MPI_Datatype type, rxt_reduce_op_t op) {
   int code = InPieces(data, count, type, [&](void* piece, int n) {
     return MPI_Allreduce(MPI_IN_PLACE, piece, n, type, MPI_SUM, comm.comm);
   });
@@ -162,12 +204,85 @@ rxt_status_t AllReduce(void* /*state*/, rxt_communicator_t* raw, DLTensor* tenso
   return nullptr;
 }
 
+// The worker: runs the queued requests in order until the communicator stops.
+void Work(Communicator* comm) {
+  std::unique_lock<std::mutex> lock(comm->mutex);
+  for (;;) {
+    comm->changed.wait(lock, [comm] { return comm->stopping || !comm->queue.empty(); });
+    if (comm->queue.empty()) return;  // stopping, nothing left
+    Request* request = comm->queue.front();
+    comm->queue.pop_front();
+    comm->running = true;
+    lock.unlock();
+    rxt_status_t status = AllReduceNow(*comm, request->data, request->count, request->type, request->op);
+    lock.lock();
+    request->status = status;
+    request->done = true;
+    comm->running = false;
+    comm->changed.notify_all();
+  }
+}
+
+// Returns once no request is pending: the caller's thread may call MPI.
+void Drain(Communicator& comm) {
+  std::unique_lock<std::mutex> lock(comm.mutex);
+  comm.changed.wait(lock, [&comm] { return comm.queue.empty() && !comm.running; });
+}
+
+rxt_status_t AllReduce(void* /*state*/, rxt_communicator_t* raw, DLTensor* tensor, rxt_reduce_op_t op) {
+  void* data = nullptr;
+  int64_t count = 0;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  if (rxt_status_t bad = CheckAllReduce(tensor, op, &data, &count, &type)) return bad;
+  Drain(*Of(raw));
+  return AllReduceNow(*Of(raw), data, count, type, op);
+}
+
+rxt_status_t AllReduceStart(void* /*state*/, rxt_communicator_t* raw, DLTensor* tensor, rxt_reduce_op_t op,
+                            rxt_request_t** out_request) {
+  if (out_request == nullptr) return MakeStatus(RXT_INVALID_ARGUMENT, "null out_request");
+  *out_request = nullptr;
+  auto request = std::make_unique<Request>();
+  request->op = op;
+  if (rxt_status_t bad = CheckAllReduce(tensor, op, &request->data, &request->count, &request->type)) return bad;
+  Communicator& comm = *Of(raw);
+  if (!comm.threads) {
+    // An MPI initialized without thread support: combined now, before returning.
+    request->status = AllReduceNow(comm, request->data, request->count, request->type, op);
+    request->done = true;
+  }
+  std::lock_guard<std::mutex> lock(comm.mutex);
+  if (!request->done) {
+    if (!comm.worker.joinable()) comm.worker = std::thread(&Work, &comm);
+    comm.queue.push_back(request.get());
+    comm.changed.notify_all();
+  }
+  comm.requests.insert(request.get());
+  *out_request = reinterpret_cast<rxt_request_t*>(request.release());
+  return nullptr;
+}
+
+rxt_status_t Wait(void* /*state*/, rxt_communicator_t* raw, rxt_request_t* raw_request) {
+  Communicator& comm = *Of(raw);
+  auto* request = reinterpret_cast<Request*>(raw_request);
+  std::unique_lock<std::mutex> lock(comm.mutex);
+  if (request == nullptr || comm.requests.count(request) == 0) {
+    return MakeStatus(RXT_INVALID_ARGUMENT, "not a request of this communicator in flight");
+  }
+  comm.changed.wait(lock, [request] { return request->done; });
+  comm.requests.erase(request);
+  rxt_status_t status = request->status;
+  delete request;
+  return status;
+}
+
 rxt_status_t Broadcast(void* /*state*/, rxt_communicator_t* raw, DLTensor* tensor, int32_t root) {
   void* data = nullptr;
   int64_t count = 0;
   MPI_Datatype type = MPI_DATATYPE_NULL;
   if (rxt_status_t bad = Describe(tensor, &data, &count, &type)) return bad;
   Communicator& comm = *Of(raw);
+  Drain(comm);
   if (root < 0 || root >= comm.size) {
     return MakeStatus(RXT_INVALID_ARGUMENT, "root " + std::to_string(root) + " of " + std::to_string(comm.size) + " ranks");
   }
@@ -176,6 +291,7 @@ rxt_status_t Broadcast(void* /*state*/, rxt_communicator_t* raw, DLTensor* tenso
 }
 
 rxt_status_t Barrier(void* /*state*/, rxt_communicator_t* raw) {
+  Drain(*Of(raw));
   int code = MPI_Barrier(Of(raw)->comm);
   return code == MPI_SUCCESS ? nullptr : MpiFailure("MPI_Barrier", code);
 }
@@ -191,7 +307,7 @@ void Abort(void* /*state*/, rxt_communicator_t* raw, int32_t code) {
 const rxt_collective_t& MpiCollective() {
   static const rxt_collective_t collective = {
       sizeof(rxt_collective_t), "mpi", "Data-parallel training over MPI (allreduce, broadcast, barrier on host tensors)",
-      nullptr, &Create, &Destroy, &Rank, &Size, &AllReduce, &Broadcast, &Barrier, &Abort};
+      nullptr, &Create, &Destroy, &Rank, &Size, &AllReduce, &Broadcast, &Barrier, &Abort, &AllReduceStart, &Wait};
   return collective;
 }
 

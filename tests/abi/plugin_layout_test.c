@@ -157,7 +157,9 @@ RXT_AT(rxt_collective_t, allreduce, 64);
 RXT_AT(rxt_collective_t, broadcast, 72);
 RXT_AT(rxt_collective_t, barrier, 80);
 RXT_AT(rxt_collective_t, abort, 88);  /* appended within v3: optional */
-_Static_assert(sizeof(rxt_collective_t) == 96, "rxt_collective_t grew or shrank");
+RXT_AT(rxt_collective_t, allreduce_start, 96);  /* appended within v3: optional, with wait */
+RXT_AT(rxt_collective_t, wait, 104);
+_Static_assert(sizeof(rxt_collective_t) == 112, "rxt_collective_t grew or shrank");
 _Static_assert(sizeof(rxt_reduce_op_t) == 4 && RXT_REDUCE_SUM == 0 && RXT_REDUCE_MEAN == 1, "rxt_reduce_op_t changed");
 RXT_AT(rxt_export_graph_t, struct_size, 0);
 RXT_AT(rxt_export_graph_t, name, 8);

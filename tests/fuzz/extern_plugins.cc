@@ -75,6 +75,8 @@ int32_t Zero(void*, const rxt_communicator_t*) { return 0; }
 rxt_status_t AllReduce(void*, rxt_communicator_t*, DLTensor*, rxt_reduce_op_t) { return nullptr; }
 rxt_status_t Broadcast(void*, rxt_communicator_t*, DLTensor*, int32_t) { return nullptr; }
 rxt_status_t Barrier(void*, rxt_communicator_t*) { return nullptr; }
+rxt_status_t Start(void*, rxt_communicator_t*, DLTensor*, rxt_reduce_op_t, rxt_request_t**) { return nullptr; }
+rxt_status_t Wait(void*, rxt_communicator_t*, rxt_request_t*) { return nullptr; }
 
 const rxt_collective_t* Collective(FuzzInput& in, PluginMemory& memory) {
   rxt_collective_t v{};
@@ -91,6 +93,10 @@ const rxt_collective_t* Collective(FuzzInput& in, PluginMemory& memory) {
   v.allreduce = missing == 4 ? nullptr : &AllReduce;
   v.broadcast = missing == 5 ? nullptr : &Broadcast;
   v.barrier = missing == 6 ? nullptr : &Barrier;
+  // The optional pair: both, neither, or one of them (refused).
+  int overlap = in.Int(0, 3);
+  v.allreduce_start = overlap == 1 || overlap == 2 ? &Start : nullptr;
+  v.wait = overlap == 1 || overlap == 3 ? &Wait : nullptr;
   return Sized(memory, v, claimed);
 }
 
@@ -201,6 +207,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                "collective '" + collective + "' kept without a required function");
     FUZZ_CHECK(c.struct_size <= sizeof(rxt_collective_t), "a collective's copy claims more than its struct");
     FUZZ_CHECK(RXT_VTABLE_HAS(rxt_collective_t, &c, abort) || c.abort == nullptr, "an abort read past the struct size");
+    FUZZ_CHECK(RXT_VTABLE_HAS(rxt_collective_t, &c, wait) || (c.allreduce_start == nullptr && c.wait == nullptr),
+               "an allreduce_start or wait read past the struct size");
+    FUZZ_CHECK((c.allreduce_start == nullptr) == (c.wait == nullptr), "a collective kept with half of start and wait");
   }
   // After the entry point returned, the API registers nothing.
   rxt_extern_t late{sizeof late, "late.f", nullptr, nullptr, &Fail};

@@ -72,6 +72,8 @@ int32_t RankZero(void*, const rxt_communicator_t*) { return 0; }
 rxt_status_t NoAllReduce(void*, rxt_communicator_t*, DLTensor*, rxt_reduce_op_t) { return Refuse("no allreduce"); }
 rxt_status_t NoBroadcast(void*, rxt_communicator_t*, DLTensor*, int32_t) { return Refuse("no broadcast"); }
 rxt_status_t NoBarrier(void*, rxt_communicator_t*) { return Refuse("no barrier"); }
+rxt_status_t NoStart(void*, rxt_communicator_t*, DLTensor*, rxt_reduce_op_t, rxt_request_t**) { return Refuse("no start"); }
+rxt_status_t NoWait(void*, rxt_communicator_t*, rxt_request_t*) { return Refuse("no wait"); }
 // Version 2's backend functions: the message fills the whole buffer without a terminating NUL
 // (the host must not read past it).
 void* RefuseKernelV2(void*, const char*, const uint8_t*, size_t, char* error, size_t error_size) {
@@ -134,6 +136,8 @@ const rxt_collective_t* Collective(FuzzInput& in, PluginMemory& memory) {
   v.allreduce = Maybe(in, &NoAllReduce);
   v.broadcast = Maybe(in, &NoBroadcast);
   v.barrier = Maybe(in, &NoBarrier);
+  v.allreduce_start = Maybe(in, &NoStart);
+  v.wait = Maybe(in, &NoWait);
   return Sized(memory, v, claimed);
 }
 // Only externs that fail to register: one that registers would stay for the whole process.

@@ -37,6 +37,9 @@ const rxt_collective_t kSolo = {sizeof(rxt_collective_t), "solo", "One process."
                                 &Rank, &Size, &AllReduce, &Broadcast, &Barrier};
 const rxt_collective_t kNoAllReduce = {sizeof(rxt_collective_t), "broken", nullptr, nullptr, &Create, &Destroy,
                                        &Rank, &Size, nullptr, &Broadcast, &Barrier};
+rxt_status_t Start(void*, rxt_communicator_t*, DLTensor*, rxt_reduce_op_t, rxt_request_t**) { return nullptr; }
+const rxt_collective_t kStartWithoutWait = {sizeof(rxt_collective_t), "half", nullptr, nullptr, &Create, &Destroy,
+                                            &Rank, &Size, &AllReduce, &Broadcast, &Barrier, nullptr, &Start, nullptr};
 const rxt_collective_t kTooSmall = {offsetof(rxt_collective_t, allreduce), "small", nullptr, nullptr, &Create,
                                     &Destroy, &Rank, &Size, nullptr, nullptr, nullptr};
 
@@ -96,6 +99,11 @@ TEST(CollectivePlugin, AVTableWithoutItsFunctionsIsRefused) {
             }).find("registers a collective whose struct_size (64) is too small (at least 88)"),
             std::string::npos);
   EXPECT_NE(LoadError(host, [](uint32_t, const rxt_host_api_t*) {
+              static const rxt_collective_t* const list[] = {&kStartWithoutWait};
+              return Listing(list, 1);
+            }).find("registers collective 'half' without allreduce_start and wait together (one of them is NULL)"),
+            std::string::npos);
+  EXPECT_NE(LoadError(host, [](uint32_t, const rxt_host_api_t*) {
               static const rxt_collective_t* const list[] = {nullptr};
               return Listing(list, 1);
             }).find("null collective"),
@@ -123,6 +131,10 @@ TEST(Communicator, CallsItsCollectiveAndNamesItInErrors) {
     comm->AllReduce(t, RXT_REDUCE_SUM);
     comm->Broadcast(t, 0);
     comm->Barrier();
+    // Without allreduce_start, a start is the blocking allreduce: no request to wait for.
+    EXPECT_FALSE(comm->overlaps());
+    EXPECT_EQ(comm->AllReduceStart(t, RXT_REDUCE_SUM), nullptr);
+    comm->Wait(nullptr);
     shape[0] = 3;
     try {
       comm->AllReduce(t, RXT_REDUCE_MEAN);
@@ -131,6 +143,7 @@ TEST(Communicator, CallsItsCollectiveAndNamesItInErrors) {
       EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
       EXPECT_EQ(std::string(e.what()), "collective 'solo': allreduce: three elements");
     }
+    EXPECT_THROW(comm->AllReduceStart(t, RXT_REDUCE_SUM), Error);
     try {
       comm->Broadcast(t, 1);
       FAIL() << "there is no rank 1";

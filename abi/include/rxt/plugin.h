@@ -414,6 +414,8 @@ typedef struct rxt_exporter_s {
 /* The processes that train together (an MPI communicator, say), each with a rank in [0, size):
  * opaque, made by rxt_collective_t.create. */
 typedef struct rxt_communicator_s rxt_communicator_t;
+/* An allreduce in flight (rxt_collective_t.allreduce_start): opaque, the collective's. */
+typedef struct rxt_request_s rxt_request_t;
 
 /* How allreduce combines the ranks' tensors. */
 typedef enum rxt_reduce_op_e {
@@ -452,6 +454,17 @@ typedef struct rxt_collective_s {
    * |code| and does not return: what a rank that cannot go on calls, so that the others do not
    * wait for it in a collective for ever. */
   void (*abort)(void* state, rxt_communicator_t* comm, int32_t code);
+  /* Optional, both or neither (RXT_VTABLE_HAS; NULL: the host calls allreduce where it would
+   * start one, so nothing overlaps). allreduce_start starts combining |tensor| over the ranks in
+   * place, as allreduce does, and returns without waiting: the communication runs while the
+   * caller computes. The tensor's data must stay valid and untouched until wait returns (the
+   * DLTensor, its shape and strides need not outlive the call). Requests complete in the order
+   * they were started; allreduce, broadcast and barrier called while requests are pending run
+   * after them. wait returns when |request| is complete, with its status, and frees it; destroy
+   * waits for the requests no one waited for. */
+  rxt_status_t (*allreduce_start)(void* state, rxt_communicator_t* comm, DLTensor* tensor, rxt_reduce_op_t op,
+                                  rxt_request_t** out_request);
+  rxt_status_t (*wait)(void* state, rxt_communicator_t* comm, rxt_request_t* request);
 } rxt_collective_t;
 
 /* Whether |table|, a vtable of |type| (or the host's table), holds |member|: whether its

@@ -206,6 +206,13 @@ rxt_status_t StageExporter(PluginRecord& record, const rxt_exporter_t* exporter)
       &PluginItem::exporter);
 }
 
+/// Whether a collective has both or neither of allreduce_start and wait.
+bool StartsAndWaits(const rxt_collective_t& v) {
+  bool start = RXT_VTABLE_HAS(rxt_collective_t, &v, allreduce_start) && v.allreduce_start != nullptr;
+  bool wait = RXT_VTABLE_HAS(rxt_collective_t, &v, wait) && v.wait != nullptr;
+  return start == wait;
+}
+
 rxt_status_t StageCollective(PluginRecord& record, const rxt_collective_t* collective) {
   return StageVTable<rxt_collective_t>(
       record, PluginItemKind::kCollective, collective, RXT_SIZE_THROUGH(rxt_collective_t, barrier),
@@ -217,6 +224,7 @@ rxt_status_t StageCollective(PluginRecord& record, const rxt_collective_t* colle
                : v.allreduce == nullptr ? "allreduce"
                : v.broadcast == nullptr ? "broadcast"
                : v.barrier == nullptr   ? "barrier"
+               : !StartsAndWaits(v)     ? "allreduce_start and wait together (one of them is NULL)"
                                         : nullptr;
       },
       &PluginItem::collective);

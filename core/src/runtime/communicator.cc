@@ -31,6 +31,23 @@ void Communicator::AllReduce(DLTensor& tensor, rxt_reduce_op_t op) {
   ThrowIfFailed(collective_.allreduce(collective_.state, comm_, &tensor, op), StrCat("collective '", name_, "': allreduce"));
 }
 
+rxt_request_t* Communicator::AllReduceStart(DLTensor& tensor, rxt_reduce_op_t op) {
+  if (!overlaps()) {
+    AllReduce(tensor, op);
+    return nullptr;
+  }
+  rxt_request_t* request = nullptr;
+  ThrowIfFailed(collective_.allreduce_start(collective_.state, comm_, &tensor, op, &request),
+                StrCat("collective '", name_, "': allreduce_start"));
+  if (request == nullptr) Throw(ErrorCode::kInternal, "collective '", name_, "': allreduce_start gave no request");
+  return request;
+}
+
+void Communicator::Wait(rxt_request_t* request) {
+  if (request == nullptr) return;
+  ThrowIfFailed(collective_.wait(collective_.state, comm_, request), StrCat("collective '", name_, "': wait"));
+}
+
 void Communicator::Broadcast(DLTensor& tensor, int root) {
   if (root < 0 || root >= size_) Throw(ErrorCode::kInvalidArgument, "broadcast from rank ", root, " of ", size_, " ranks");
   ThrowIfFailed(collective_.broadcast(collective_.state, comm_, &tensor, root), StrCat("collective '", name_, "': broadcast"));

@@ -155,6 +155,10 @@ std::vector<rxt_collective_t> CollectivesOf(const rxt_plugin_descriptor_t& d, co
     rxt_collective_t copy{};
     std::memcpy(&copy, c, std::min(c->struct_size, sizeof copy));
     copy.struct_size = std::min(c->struct_size, sizeof copy);
+    if ((copy.allreduce_start == nullptr) != (copy.wait == nullptr)) {
+      Throw(ErrorCode::kInvalidArgument, where, ": collective '", c->name,
+            "' has one of allreduce_start and wait without the other");
+    }
     copies.push_back(copy);
   }
   return copies;

@@ -124,6 +124,66 @@ TEST(MpiCollective, BadTensorsAreErrorsNamingTheProblem) {
   comm->Barrier();
 }
 
+TEST(MpiCollective, StartedAllReducesCompleteInOrderWhileTheCallerGoesOn) {
+  std::shared_ptr<Communicator> comm = World();
+  ASSERT_TRUE(comm->overlaps());
+  const int n = comm->size(), r = comm->rank();
+  // Three requests in flight at once, of different sizes and dtypes; the caller fills other
+  // memory meanwhile, then a blocking broadcast runs after them.
+  std::vector<std::vector<float>> buckets = {std::vector<float>(100000), std::vector<float>(7), std::vector<float>(3000)};
+  std::vector<int64_t> shapes(buckets.size());
+  std::vector<rxt_request_t*> requests;
+  for (size_t b = 0; b < buckets.size(); ++b) {
+    for (size_t i = 0; i < buckets[b].size(); ++i) buckets[b][i] = static_cast<float>((r + 1) * (b + 1) + i % 7);
+    DLTensor t = Tensor1d(buckets[b], {kDLFloat, 32, 1}, &shapes[b]);
+    requests.push_back(comm->AllReduceStart(t, b == 1 ? RXT_REDUCE_MEAN : RXT_REDUCE_SUM));
+    ASSERT_NE(requests.back(), nullptr);
+  }
+  std::vector<int64_t> counts = {r, -r};
+  int64_t count_shape = 0;
+  DLTensor tc = Tensor1d(counts, {kDLInt, 64, 1}, &count_shape);
+  comm->Broadcast(tc, 0);  // after the requests (they were started first on every rank)
+  EXPECT_EQ(counts, (std::vector<int64_t>{0, 0}));
+  for (rxt_request_t* request : requests) comm->Wait(request);
+  const float ranks_sum = static_cast<float>(n * (n + 1) / 2);
+  for (size_t b = 0; b < buckets.size(); ++b) {
+    for (size_t i = 0; i < buckets[b].size(); ++i) {
+      float sum = ranks_sum * static_cast<float>(b + 1) + static_cast<float>(n * static_cast<int>(i % 7));
+      ASSERT_EQ(buckets[b][i], b == 1 ? sum / static_cast<float>(n) : sum) << b << " " << i;
+    }
+    EXPECT_TRUE(SameOnEveryRank(buckets[b].data(), buckets[b].size() * sizeof(float)));
+  }
+}
+
+TEST(MpiCollective, ABadStartIsAnErrorAndAStrangeRequestIsRefused) {
+  std::shared_ptr<Communicator> comm = World();
+  std::vector<int32_t> k = {1, 2};
+  int64_t shape = 0;
+  DLTensor tk = Tensor1d(k, {kDLInt, 32, 1}, &shape);
+  EXPECT_EQ(ErrorOf([&] { comm->AllReduceStart(tk, RXT_REDUCE_MEAN); }),
+            "collective 'mpi': allreduce_start: the mean of an integer tensor");
+  int dummy = 0;
+  EXPECT_EQ(ErrorOf([&] { comm->Wait(reinterpret_cast<rxt_request_t*>(&dummy)); }),
+            "collective 'mpi': wait: not a request of this communicator in flight");
+  comm->Barrier();  // still in step
+}
+
+TEST(MpiCollective, ACommunicatorFreedWithRequestsInFlightFinishesThem) {
+  World();
+  PluginHost host;
+  host.Load(RXT_CCL_MPI_PLUGIN);
+  PluginItem mpi = *host.Find(PluginItemKind::kCollective, "mpi");
+  std::vector<double> d(50000, 1.0);
+  int64_t shape = 0;
+  {
+    std::shared_ptr<Communicator> comm = Communicator::Create(*mpi.collective, mpi.keep_alive);
+    DLTensor t = Tensor1d(d, {kDLFloat, 64, 1}, &shape);
+    comm->AllReduceStart(t, RXT_REDUCE_SUM);  // never waited for
+  }
+  EXPECT_EQ(d[0], static_cast<double>(World()->size()));
+  EXPECT_EQ(d.back(), static_cast<double>(World()->size()));
+}
+
 TEST(MpiCollective, TakesTheCallersCommunicator) {
   World();  // MPI initialized by the plugin
   int rank = 0;

@@ -38,6 +38,17 @@ class Communicator {
 
   /// Combines |tensor| over the ranks in place (every rank the same shape and dtype).
   void AllReduce(DLTensor& tensor, rxt_reduce_op_t op);
+  /// Starts combining |tensor| over the ranks in place and returns the request to Wait for;
+  /// |tensor|'s data stays untouched until then. A collective that cannot overlap combines it
+  /// before returning (the request is null).
+  rxt_request_t* AllReduceStart(DLTensor& tensor, rxt_reduce_op_t op);
+  /// Waits for a request of AllReduceStart (null: returns) and frees it; throws its failure.
+  void Wait(rxt_request_t* request);
+  /// Whether AllReduceStart returns before the communication is done.
+  bool overlaps() const {
+    return RXT_VTABLE_HAS(rxt_collective_t, &collective_, wait) && collective_.allreduce_start != nullptr &&
+           collective_.wait != nullptr;
+  }
   /// Rank |root|'s |tensor| into every rank's.
   void Broadcast(DLTensor& tensor, int root);
   /// Returns when every rank has called it.
