@@ -124,7 +124,8 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
     std::string import_options;
     bool trainer = false;
     bool data_parallel = false, accumulate = false;
-    double bucket_mb = 25;
+    std::optional<double> bucket_mb;
+    bool no_overlap = false;
     std::string loss = "cross_entropy", loss_options, optimizer = "adam", optimizer_options;
     uint64_t seed = 0;
     AotTarget target;
@@ -174,8 +175,14 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
                   "With --trainer: combine the gradients over the ranks of a distributed run (ccl.allreduce; "
                   "'mpirun -np N rxt train --distributed mpi --model OUT.rxtt'); one process trains with it as before")
       ->needs(trainer);
-  build->add_option("--bucket-mb", options->bucket_mb, "With --data-parallel: the most MiB of gradients in one allreduce")
-      ->capture_default_str()
+  build->add_option("--bucket-mb", options->bucket_mb,
+                    "With --data-parallel: the most MiB of gradients in one allreduce (default: 1, or 25 with "
+                    "--no-overlap)")
+      ->type_name("MiB")
+      ->needs(trainer);
+  build->add_flag("--no-overlap", options->no_overlap,
+                  "With --data-parallel: combine the gradients after the backward pass instead of starting each "
+                  "bucket's allreduce as soon as the backward pass has computed it")
       ->needs(trainer);
   build->add_flag("--accumulate", options->accumulate,
                   "With --trainer: add gradient accumulation ('rxt train --accumulate N', rxt_trainer_accumulate)")
@@ -209,10 +216,11 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
                          .loss = {options->loss, options->loss_options},
                          .optimizer = {options->optimizer, options->optimizer_options},
                          .data_parallel = options->data_parallel,
-                         .bucket_bytes = static_cast<int64_t>(options->bucket_mb * (1 << 20)),
+                         .bucket_bytes = options->bucket_mb ? static_cast<int64_t>(*options->bucket_mb * (1 << 20)) : 0,
+                         .overlap = !options->no_overlap,
                          .accumulation = options->accumulate};
-      if (!(options->bucket_mb > 0 && options->bucket_mb <= 1 << 20)) {
-        Throw(ErrorCode::kInvalidArgument, "--bucket-mb must be a number above 0 (MiB), not ", options->bucket_mb);
+      if (options->bucket_mb && !(*options->bucket_mb > 0 && *options->bucket_mb <= 1 << 20)) {
+        Throw(ErrorCode::kInvalidArgument, "--bucket-mb must be a number above 0 (MiB), not ", *options->bucket_mb);
       }
       train.build.emit_library.clear();  // the trainer file carries its own
       BuildTrainerFile(LoadModel(options->file, options->import_options, session), train, options->params,

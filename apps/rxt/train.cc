@@ -50,8 +50,8 @@ void TrainOptions::Validate() const {
   if (accumulate < 1 || accumulate > kMaxAccumulate) {
     Throw(ErrorCode::kInvalidArgument, "--accumulate must be from 1 to ", kMaxAccumulate, ", not ", accumulate);
   }
-  if (!std::isfinite(bucket_mb) || bucket_mb <= 0 || bucket_mb > 1 << 20) {
-    Throw(ErrorCode::kInvalidArgument, "--bucket-mb must be a number above 0 (MiB), not ", bucket_mb);
+  if (bucket_mb && (!std::isfinite(*bucket_mb) || *bucket_mb <= 0 || *bucket_mb > 1 << 20)) {
+    Throw(ErrorCode::kInvalidArgument, "--bucket-mb must be a number above 0 (MiB), not ", *bucket_mb);
   }
   if (train_data.empty() != test_data.empty()) {
     Throw(ErrorCode::kInvalidArgument, "--train-data and --test-data go together: give both");
@@ -75,7 +75,8 @@ void TrainOptions::Validate() const {
                                                   {momentum.has_value(), "--momentum"},
                                                   {!params.empty(), "--params"},
                                                   {!import_options.empty(), "--import-options"},
-                                                  {bucket_mb != 25, "--bucket-mb"},
+                                                  {bucket_mb.has_value(), "--bucket-mb"},
+                                                  {no_overlap, "--no-overlap"},
                                                   {backend_given, "--backend"}};
     for (const auto& [given, option] : fixed) {
       if (given) {
@@ -158,9 +159,13 @@ void AddTrainCommand(CLI::App& app, CommandResult& result) {
                     "mpi ...): each rank trains on its share of every epoch, the gradients are averaged over the "
                     "ranks; rank 0 prints and writes the files")
       ->type_name("mpi");
-  train->add_option("--bucket-mb", o->bucket_mb, "With --distributed: the most MiB of gradients in one allreduce")
-      ->type_name("MiB")
-      ->capture_default_str();
+  train->add_option("--bucket-mb", o->bucket_mb,
+                    "With --distributed: the most MiB of gradients in one allreduce (default: 1, or 25 with "
+                    "--no-overlap)")
+      ->type_name("MiB");
+  train->add_flag("--no-overlap", o->no_overlap,
+                  "With --distributed: combine the gradients after the backward pass instead of starting each "
+                  "bucket's allreduce as soon as the backward pass has computed it");
   train->add_option("--seed", o->seed, "Seeds initialization and shuffling: the same seed, the same run")
       ->capture_default_str();
   train->add_option("--threads", o->threads, "Threads of the kernels (default: RXT_NUM_THREADS or every core)");

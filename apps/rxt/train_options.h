@@ -28,7 +28,8 @@ struct TrainOptions {
   int batch_size = 64;  // per micro-batch and rank
   int accumulate = 1;   // micro-batches per optimizer step (gradient accumulation)
   std::string distributed;  // a collective ("mpi"): data-parallel over the launch's ranks; empty: one process
-  double bucket_mb = 25;    // the most MiB of gradients in one allreduce
+  std::optional<double> bucket_mb;  // the most MiB of gradients in one allreduce (default: SetupTrainer's)
+  bool no_overlap = false;          // allreduce after the backward pass, not during it
   uint64_t seed = 0;
   int threads = 0;  // 0: RXT_NUM_THREADS or the machine's cores
   std::string checkpoint_dir;

@@ -269,7 +269,8 @@ void Train(const TrainOptions& options, Context& context, Session& session, cons
         request.loss = {options.loss, options.LossOptions()};
         request.optimizer = {options.optimizer, options.OptimizerOptions()};
         request.data_parallel = ranks.communicator != nullptr;
-        request.bucket_bytes = static_cast<int64_t>(options.bucket_mb * (1 << 20));
+        request.bucket_bytes = options.bucket_mb ? static_cast<int64_t>(*options.bucket_mb * (1 << 20)) : 0;
+        request.overlap = !options.no_overlap;
         request.accumulation = options.accumulate > 1;
       }
       built_trainer = session.CreateTrainer(model.module, request);

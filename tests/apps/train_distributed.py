@@ -115,6 +115,17 @@ def main():
     one = params_of(w("one", "epoch-1.safetensors"))
     check_close(params_of(w("two", "epoch-1.safetensors")), one, "2 ranks x 8 == 1 rank x 16 after an epoch")
     check_close(params_of(w("acc", "epoch-1.safetensors")), one, "2 micro-batches x 8 == 1 x 16 after an epoch")
+    # The allreduce overlapped with the backward pass (the default: here one bucket of 1 MiB;
+    # with --bucket-mb 0.01 many, in flight together) or after it: the same bits (a sum of two).
+    overlapped = params_of(w("two", "epoch-1.safetensors"))
+    for variant in (["--bucket-mb", "0.01"], ["--no-overlap"], ["--no-overlap", "--bucket-mb", "0.01"]):
+        name = "two" + "".join(variant).replace("-", "_").replace(".", "_")
+        run(two + common + ["--distributed", "mpi", "--batch-size", "8", "--epochs", "1",
+                                  "--checkpoint-dir", w(name)] + variant, timeout=120)
+        other = params_of(w(name, "epoch-1.safetensors"))
+        if any(not np.array_equal(other[k], overlapped[k]) for k in overlapped):
+            sys.exit(f"FAIL: {' '.join(variant)} trained other parameters than the default")
+        print(f"ok: {' '.join(variant)}: the same bits as the default")
 
     # 2. SIGKILL of rank 1 mid-run, then resume.
     long_run = common + ["--distributed", "mpi", "--batch-size", "8", "--epochs", "6"]

@@ -214,6 +214,7 @@ std::unique_ptr<Trainer> Session::CreateTrainer(const IRModule& module, const Tr
                                                                          .plugins = &host_,
                                                                          .data_parallel = request.data_parallel,
                                                                          .bucket_bytes = request.bucket_bytes,
+                                                                         .overlap = request.overlap,
                                                                          .accumulation = request.accumulation},
                                                                 build);
   auto kernels = std::make_shared<PluginKernelProvider>(PluginKernelProvider::Find(build.backend, host_));

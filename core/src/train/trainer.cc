@@ -257,6 +257,7 @@ Value Trainer::InvokeDonating(const char* function, std::vector<Value>& args, si
   } catch (...) {
     // Back from the arguments (handed back on failure). A step that failed after an update
     // ran leaves that update written.
+    DrainCollectives();
     size_t k = first;
     for (std::vector<Tensor>* values : resident) {
       for (Tensor& t : *values) t = args[k++].tensor();
@@ -284,6 +285,7 @@ Profile Trainer::ProfileStep(const std::vector<Tensor>& inputs, const std::vecto
     vm_->Invoke(kTrainStep, args);  // the results are dropped: nothing changes
   } catch (...) {
     vm_->SetProfiling(false);
+    DrainCollectives();
     throw;
   }
   Profile profile = vm_->GetProfile();

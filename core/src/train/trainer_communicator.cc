@@ -1,6 +1,8 @@
 /// Data parallelism in the Trainer (train/trainer.h): the ccl.allreduce externs of its program
-/// bound to its communicator, and the start that makes every rank equal.
+/// (whole, or started and waited for in halves) bound to its communicator, and the start that
+/// makes every rank equal.
 #include <cstring>
+#include <utility>
 
 #include "rxt/runtime/dlpack.h"
 #include "rxt/support/error.h"
@@ -11,6 +13,9 @@ namespace {
 
 constexpr const char* kAllReduceSum = "ccl.allreduce_sum";
 constexpr const char* kAllReduceMean = "ccl.allreduce_mean";
+constexpr const char* kStartSum = "ccl.allreduce_start_sum";
+constexpr const char* kStartMean = "ccl.allreduce_start_mean";
+constexpr const char* kWait = "ccl.allreduce_wait";
 
 /// FNV-1a, 64 bits.
 void Mix(uint64_t& hash, const void* data, size_t size) {
@@ -25,11 +30,42 @@ size_t Bytes(const DLTensor& t) {
   return n;
 }
 
+/// |tensors| packed one after another into |staging| (grown to fit), as one 1-D tensor of their
+/// dtype (one dtype per bucket: the ccl ops check it) over |staging|'s memory.
+DLTensor Pack(DLTensor* const* tensors, int count, std::vector<unsigned char>& staging, int64_t& elements) {
+  size_t total = 0;
+  for (int i = 0; i < count; ++i) total += Bytes(*tensors[i]);
+  if (staging.size() < total) staging.resize(total);
+  size_t offset = 0;
+  for (int i = 0; i < count; ++i) {
+    std::memcpy(staging.data() + offset, tensors[i]->data, Bytes(*tensors[i]));
+    offset += Bytes(*tensors[i]);
+  }
+  const size_t element = (tensors[0]->dtype.bits * tensors[0]->dtype.lanes + 7) / 8;
+  elements = static_cast<int64_t>(total / element);
+  DLTensor packed{};
+  packed.data = staging.data();
+  packed.device = {kDLCPU, 0};
+  packed.ndim = 1;
+  packed.dtype = tensors[0]->dtype;
+  packed.shape = &elements;
+  return packed;
+}
+
+void Unpack(const std::vector<unsigned char>& staging, DLTensor* const* tensors, int count) {
+  size_t offset = 0;
+  for (int i = 0; i < count; ++i) {
+    std::memcpy(tensors[i]->data, staging.data() + offset, Bytes(*tensors[i]));
+    offset += Bytes(*tensors[i]);
+  }
+}
+
 }  // namespace
 
 void Trainer::RegisterCollectiveExterns() {
   for (const std::string& name : program_.executable.externs) {
-    data_parallel_ = data_parallel_ || name == kAllReduceSum || name == kAllReduceMean;
+    data_parallel_ = data_parallel_ || name == kAllReduceSum || name == kAllReduceMean || name == kStartSum ||
+                     name == kStartMean;
   }
   auto bind = [this](rxt_reduce_op_t op) {
     return [this, op](DLTensor* const* args, int num_args) {
@@ -50,32 +86,79 @@ void Trainer::RegisterCollectiveExterns() {
         }
         return;
       }
-      size_t total = 0;
-      for (int i = 0; i < n; ++i) total += Bytes(*args[n + i]);
-      if (ccl_staging_.size() < total) ccl_staging_.resize(total);
-      size_t offset = 0;
-      for (int i = 0; i < n; ++i) {
-        std::memcpy(ccl_staging_.data() + offset, args[i]->data, Bytes(*args[i]));
-        offset += Bytes(*args[i]);
-      }
-      const size_t element = (args[n]->dtype.bits * args[n]->dtype.lanes + 7) / 8;
-      int64_t elements = static_cast<int64_t>(total / element);
-      DLTensor packed{};
-      packed.data = ccl_staging_.data();
-      packed.device = {kDLCPU, 0};
-      packed.ndim = 1;
-      packed.dtype = args[n]->dtype;  // one dtype per bucket (ccl.allreduce checks it)
-      packed.shape = &elements;
+      int64_t elements = 0;
+      DLTensor packed = Pack(args, n, ccl_staging_, elements);
       communicator_->AllReduce(packed, op);
-      offset = 0;
-      for (int i = 0; i < n; ++i) {
-        std::memcpy(args[n + i]->data, ccl_staging_.data() + offset, Bytes(*args[n + i]));
-        offset += Bytes(*args[n + i]);
-      }
+      Unpack(ccl_staging_, args + n, n);
     };
   };
   externs_.Register(kAllReduceSum, bind(RXT_REDUCE_SUM), /*replace=*/true);
   externs_.Register(kAllReduceMean, bind(RXT_REDUCE_MEAN), /*replace=*/true);
+
+  // The halves: start packs its inputs (read now: their memory is free for what follows) into a
+  // request's own buffer and starts the communication there; wait unpacks it into its outputs.
+  auto start = [this](rxt_reduce_op_t op) {
+    return [this, op](DLTensor* const* args, int num_args) {
+      RXT_CHECK(num_args >= 2, "ccl.allreduce_start takes inputs and a request, got ", num_args, " tensors");
+      const int n = num_args - 1;
+      size_t slot = 0;
+      while (slot < ccl_requests_.size() && ccl_requests_[slot].in_flight) ++slot;
+      if (slot == ccl_requests_.size()) ccl_requests_.emplace_back();
+      CclRequest& request = ccl_requests_[slot];
+      request.bytes.clear();
+      for (int i = 0; i < n; ++i) request.bytes.push_back(Bytes(*args[i]));
+      request.dtype = args[0]->dtype;
+      int64_t elements = 0;
+      DLTensor packed = Pack(args, n, request.staging, elements);
+      request.handle = communicator_ != nullptr ? communicator_->AllReduceStart(packed, op) : nullptr;
+      request.in_flight = true;
+      *static_cast<int64_t*>(args[n]->data) = static_cast<int64_t>(slot);
+    };
+  };
+  externs_.Register(kStartSum, start(RXT_REDUCE_SUM), /*replace=*/true);
+  externs_.Register(kStartMean, start(RXT_REDUCE_MEAN), /*replace=*/true);
+  externs_.Register(
+      kWait,
+      [this](DLTensor* const* args, int num_args) {
+        RXT_CHECK(num_args >= 2, "ccl.allreduce_wait takes a request and outputs, got ", num_args, " tensors");
+        const int64_t slot = *static_cast<const int64_t*>(args[0]->data);
+        if (slot < 0 || slot >= static_cast<int64_t>(ccl_requests_.size()) || !ccl_requests_[slot].in_flight) {
+          Throw(ErrorCode::kFailedPrecondition, "ccl.allreduce_wait: request ", slot,
+                " is not in flight (each ccl.allreduce_start is waited for once)");
+        }
+        CclRequest& request = ccl_requests_[slot];
+        request.in_flight = false;
+        rxt_request_t* handle = std::exchange(request.handle, nullptr);
+        if (communicator_ != nullptr) communicator_->Wait(handle);
+        const int n = num_args - 1;
+        bool same = n == static_cast<int>(request.bytes.size());
+        for (int i = 0; same && i < n; ++i) {
+          same = Bytes(*args[1 + i]) == request.bytes[i] && args[1 + i]->dtype.code == request.dtype.code &&
+                 args[1 + i]->dtype.bits == request.dtype.bits;
+        }
+        if (!same) {
+          Throw(ErrorCode::kInvalidArgument, "ccl.allreduce_wait: its ", n,
+                " output(s) differ from the tensors request ", slot, " started (", request.bytes.size(),
+                ", another size or dtype): out_sinfo must be the struct info of ccl.allreduce_start's x");
+        }
+        Unpack(request.staging, args + 1, n);
+      },
+      /*replace=*/true);
+}
+
+void Trainer::DrainCollectives() noexcept {
+  // A step that failed between a start and its wait: the other ranks started the same requests,
+  // so each completes; waiting keeps the communicator's requests in step for what follows.
+  for (CclRequest& request : ccl_requests_) {
+    if (!request.in_flight) continue;
+    request.in_flight = false;
+    rxt_request_t* handle = std::exchange(request.handle, nullptr);
+    try {
+      if (communicator_ != nullptr) communicator_->Wait(handle);
+    } catch (...) {
+      // The step's own error is the one to report.
+    }
+  }
 }
 
 uint64_t Trainer::ProgramFingerprint() const {

@@ -51,6 +51,10 @@ std::vector<PassEntry> PassTable() {
        "Moves calls whose results only reach the function's result (parameter updates) to just after what they "
        "read, when that frees a tensor sooner (a training step's gradients share memory).",
        ReorderForMemory},
+      {"ScheduleCollectives",
+       "Moves each ccl.allreduce_start to just after what it reads (in order), so that the communication of "
+       "a training step's gradients overlaps with the rest of its backward pass.",
+       ScheduleCollectives},
       {"LegalizeLibraryCalls",
        "Replaces the op calls a kernel library's patterns take (matmul, conv2d + bias add + ReLU...) by call_extern "
        "of its functions (option LegalizeLibraryCalls.libraries, e.g. \"dnnl\"; libraries come from plugins).",
@@ -89,7 +93,9 @@ std::vector<PassEntry> PassTable() {
         {"optimizer_options", "string: the optimizer's options, e.g. \"lr=0.01, weight_decay=0.01\""},
         {"legalize", "bool, true: run LegalizeOps at the end"},
         {"data_parallel", "bool, false: combine gradients over the ranks (ccl.allreduce) before the optimizer"},
-        {"bucket_bytes", "int, 26214400: the most bytes of gradients in one ccl.allreduce"},
+        {"bucket_bytes", "int, 0: the most bytes of gradients in one allreduce (0: 1 MiB with overlap, 25 MiB "
+                         "without)"},
+        {"overlap", "bool, true: start each bucket's allreduce as the backward pass completes it"},
         {"gradient_reduction", "string: \"mean\" or \"sum\" (default: the loss's reduction)"},
         {"accumulation", "bool, false: add @accumulate_step and @apply_step (gradient accumulation)"}}},
   };
@@ -242,6 +248,7 @@ Pass SetupTrainerFromOptions() {
     setup.legalize = context.GetOption<bool>("SetupTrainer.legalize", true);
     setup.data_parallel = context.GetOption<bool>("SetupTrainer.data_parallel", false);
     setup.bucket_bytes = context.GetOption<int64_t>("SetupTrainer.bucket_bytes", setup.bucket_bytes);
+    setup.overlap = context.GetOption<bool>("SetupTrainer.overlap", setup.overlap);
     setup.gradient_reduction = context.GetOption<std::string>("SetupTrainer.gradient_reduction", "");
     setup.accumulation = context.GetOption<bool>("SetupTrainer.accumulation", false);
     return SetupTrainer(std::move(module), setup);

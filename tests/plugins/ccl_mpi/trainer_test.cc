@@ -3,6 +3,7 @@
 // batch that it runs itself (the reference), and with the other ranks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "core/train/trainer_fixture.h"
@@ -23,6 +24,7 @@ struct Build {
   std::string reduction = "mean";
   std::string optimizer = "adam";
   int64_t bucket_bytes = 25 << 20;
+  bool overlap = true;
 };
 
 std::unique_ptr<Trainer> Make(const Build& b, uint64_t seed = 5) {
@@ -33,6 +35,7 @@ std::unique_ptr<Trainer> Make(const Build& b, uint64_t seed = 5) {
        .plugins = &test::TrainingPlugins(),
        .data_parallel = b.data_parallel,
        .bucket_bytes = b.bucket_bytes,
+       .overlap = b.overlap,
        .accumulation = b.accumulation},
       {.backend = "reference"});
   auto trainer = test::MakeTrainer(std::move(program));
@@ -145,6 +148,32 @@ TEST(DataParallelMpi, SmallBucketsGiveTheSameBitsAsOne) {
     EXPECT_TRUE(one->Update({xs}, {ys}).BitwiseEqual(many->Update({xs}, {ys})));
   }
   EXPECT_EQ(ParamHash(*one), ParamHash(*many));
+}
+
+bool CallsExtern(const Trainer& trainer, const std::string& name) {
+  const std::vector<std::string>& externs = trainer.program().executable.externs;
+  return std::find(externs.begin(), externs.end(), name) != externs.end();
+}
+
+// Buckets started during the backward pass and waited for before the optimizer (requests in
+// flight together, on the communicator's thread) give the bits of blocking allreduces.
+TEST(DataParallelMpi, OverlappedAllReducesGiveTheBitsOfBlockingOnes) {
+  auto blocking = Make({.batch = 4, .data_parallel = true, .bucket_bytes = 4, .overlap = false});
+  auto overlapped = Make({.batch = 4, .data_parallel = true, .bucket_bytes = 4, .overlap = true});
+  EXPECT_TRUE(CallsExtern(*blocking, "ccl.allreduce_mean"));
+  EXPECT_FALSE(CallsExtern(*blocking, "ccl.allreduce_wait"));
+  EXPECT_TRUE(CallsExtern(*overlapped, "ccl.allreduce_start_mean"));
+  EXPECT_TRUE(CallsExtern(*overlapped, "ccl.allreduce_wait"));
+  EXPECT_FALSE(CallsExtern(*overlapped, "ccl.allreduce_mean"));
+  blocking->SetCommunicator(World());
+  overlapped->SetCommunicator(World());
+  for (int step = 0; step < 4; ++step) {
+    auto [x, y] = Batch(step);
+    Tensor xs = Strided(x, Rank(), Size(), 0, 4), ys = Strided(y, Rank(), Size(), 0, 4);
+    EXPECT_TRUE(blocking->Update({xs}, {ys}).BitwiseEqual(overlapped->Update({xs}, {ys})));
+    EXPECT_TRUE(SameOnEveryRank(ParamHash(*overlapped))) << "after step " << step;
+  }
+  EXPECT_EQ(ParamHash(*blocking), ParamHash(*overlapped));
 }
 
 TEST(DataParallelMpi, RanksOfAnotherProgramAreRefusedOnEveryRank) {

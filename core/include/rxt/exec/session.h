@@ -68,10 +68,12 @@ struct TrainRequest {
   BuildRequest build;
   LossSpec loss;
   OptimizerSpec optimizer;
-  /// TrainerSetup's: data parallelism (and its bucket size), gradient accumulation. A trainer
-  /// module has them compiled in already (these must then be left as they are).
+  /// TrainerSetup's: data parallelism (its bucket size, 0: the default; whether the allreduce
+  /// overlaps with the backward pass), gradient accumulation. A trainer module has them compiled
+  /// in already (these must then be left as they are).
   bool data_parallel = false;
-  int64_t bucket_bytes = 25 << 20;
+  int64_t bucket_bytes = 0;
+  bool overlap = true;
   bool accumulation = false;
 };
 

@@ -179,8 +179,11 @@ class Trainer {
   /// Sets the optimizer state "lr" (a new tensor) without touching the schedule.
   void WriteLearningRate(double lr);
   int LrIndex() const;
-  /// ccl.allreduce_sum/_mean bound to this trainer's communicator (or a world of one).
+  /// ccl.allreduce_sum/_mean, ccl.allreduce_start_sum/_mean and ccl.allreduce_wait bound to
+  /// this trainer's communicator (or a world of one).
   void RegisterCollectiveExterns();
+  /// Waits for every request a failed step started and left in flight.
+  void DrainCollectives() noexcept;
   void CheckNothingAccumulated(const char* what) const;
   /// Runs |function| on |args| whose resident tensors (|resident|, starting at args[first])
   /// the call takes (donated); on failure hands them back.
@@ -194,6 +197,16 @@ class Trainer {
   bool data_parallel_ = false;
   std::unique_ptr<VirtualMachine> vm_;
   std::vector<unsigned char> ccl_staging_;  // a bucket's tensors packed for one allreduce
+  // The requests of ccl.allreduce_start, by the index the request tensor holds: each packs its
+  // bucket into its own buffer (kept for the next step's request of that index).
+  struct CclRequest {
+    std::vector<unsigned char> staging;
+    std::vector<size_t> bytes;  // of each tensor of the bucket
+    DLDataType dtype{};
+    rxt_request_t* handle = nullptr;  // the communicator's; null without one
+    bool in_flight = false;
+  };
+  std::vector<CclRequest> ccl_requests_;
   // Accumulated micro-batches: the loss's sum and one gradient sum per parameter.
   std::vector<Tensor> loss_sum_, grad_sums_;
   int accumulated_ = 0;

@@ -77,7 +77,10 @@ void CheckLossArgs(const TrainerSetup& setup, const Function& loss, const Backbo
 training::GradientCombination CombinationOf(const TrainerSetup& setup) {
   training::GradientCombination combination;
   combination.data_parallel = setup.data_parallel;
-  combination.bucket_bytes = setup.bucket_bytes;
+  combination.overlap = setup.overlap;
+  combination.bucket_bytes = setup.bucket_bytes != 0 ? setup.bucket_bytes
+                             : setup.overlap      ? kOverlappedBucketBytes
+                                                  : kBucketBytes;
   std::string reduction = setup.gradient_reduction;
   if (reduction.empty()) {
     Attrs options = WithContext([&] { return ParseAttrList(setup.loss.options, "the loss options"); });
@@ -89,8 +92,8 @@ training::GradientCombination CombinationOf(const TrainerSetup& setup) {
     Throw(ErrorCode::kInvalidArgument, "SetupTrainer: gradient_reduction \"", reduction,
           "\" is neither \"mean\" nor \"sum\"");
   }
-  if (setup.bucket_bytes <= 0) {
-    Throw(ErrorCode::kInvalidArgument, "SetupTrainer: bucket_bytes ", setup.bucket_bytes, " is not positive");
+  if (setup.bucket_bytes < 0) {
+    Throw(ErrorCode::kInvalidArgument, "SetupTrainer: bucket_bytes ", setup.bucket_bytes, " is negative");
   }
   combination.reduction = reduction;
   return combination;
@@ -112,7 +115,7 @@ void SetAttributes(IRModule& module, const BackboneLayout& layout, const Functio
   module.attrs.Set(trainer_module::kOptimState, std::move(state));
   module.attrs.Set(trainer_module::kOptimStateNames, std::move(names));
   if (setup.data_parallel || setup.accumulation) module.attrs.Set(trainer_module::kGradientReduction, combination.reduction);
-  if (setup.data_parallel) module.attrs.Set(trainer_module::kDataParallel, setup.bucket_bytes);
+  if (setup.data_parallel) module.attrs.Set(trainer_module::kDataParallel, combination.bucket_bytes);
 }
 
 }  // namespace

@@ -165,7 +165,7 @@ void ReduceOverRanks(std::vector<BindingBlock>& blocks, const GradientCombinatio
     values.push_back({states[i], "mean"});
     reduced_states.push_back(i);
   }
-  std::vector<Expr> reduced = AllReduceInBuckets(blocks, values, plan.bucket_bytes, module);
+  std::vector<Expr> reduced = AllReduceInBuckets(blocks, values, plan.bucket_bytes, plan.overlap, module);
   size_t k = 0;
   for (Expr& g : gradients) g = reduced[k++];
   loss = reduced[k++];

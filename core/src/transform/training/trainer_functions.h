@@ -14,12 +14,15 @@ namespace rxt::training {
 Function BuildPredict(const BackboneLayout& layout, const IRModule& module);
 
 /// How the gradients of several batches combine: those of the ranks of data-parallel training
-/// (ccl.allreduce in buckets of at most |bucket_bytes|) and those of accumulated micro-batches.
+/// (ccl.allreduce in buckets of at most |bucket_bytes|; with |overlap|, started as the backward
+/// pass completes each bucket and waited for before the optimizer) and those of accumulated
+/// micro-batches.
 /// |reduction| is the loss's: "mean" averages the gradients and the loss, "sum" adds them, so
 /// that either gives what one batch of all their samples would.
 struct GradientCombination {
   bool data_parallel = false;
   int64_t bucket_bytes = 25 << 20;
+  bool overlap = false;
   std::string reduction = "mean";
 };
 

@@ -10,6 +10,7 @@
 #include "rxt/ir/printer.h"
 #include "rxt/ir/visitor.h"
 #include "rxt/ir/well_formed.h"
+#include "rxt/transform/passes.h"
 #include "rxt/transform/training/setup_trainer.h"
 
 namespace rxt {
@@ -31,13 +32,14 @@ def @backbone(%x: Tensor((8, 784), float32), %w0: Tensor((784, 128), float32), %
 })";
 
 TrainerSetup MlpSetup(bool data_parallel, int64_t bucket_bytes = 25 << 20, std::string reduction = "mean",
-                   bool accumulation = false) {
+                   bool accumulation = false, bool overlap = false) {
   return {.loss = {"cross_entropy", "reduction=\"" + reduction + "\""},
           .optimizer = {"sgd", "lr=0.1"},
           .legalize = false,
           .plugins = &test::TrainingPlugins(),
           .data_parallel = data_parallel,
           .bucket_bytes = bucket_bytes,
+          .overlap = overlap,
           .accumulation = accumulation};
 }
 
@@ -113,11 +115,79 @@ TEST(DataParallel, BadOptionsAreRefused) {
     EXPECT_STREQ(e.what(), "SetupTrainer: gradient_reduction \"max\" is neither \"mean\" nor \"sum\"");
   }
   try {
-    SetupTrainer(ParseModule(kSeedMlp), MlpSetup(true, 0));
-    FAIL() << "accepted bucket_bytes 0";
+    SetupTrainer(ParseModule(kSeedMlp), MlpSetup(true, -1));
+    FAIL() << "accepted bucket_bytes -1";
   } catch (const Error& e) {
-    EXPECT_STREQ(e.what(), "SetupTrainer: bucket_bytes 0 is not positive");
+    EXPECT_STREQ(e.what(), "SetupTrainer: bucket_bytes -1 is negative");
   }
+}
+
+/// The bindings of |f|'s dataflow block that start and wait for allreduces: "start <type of
+/// x>" and "wait <out_sinfo>", in order, with the position of each in the block.
+struct SplitCalls {
+  std::vector<std::string> calls;
+  std::vector<size_t> positions;
+  size_t block_size = 0;
+};
+
+SplitCalls SplitCallsIn(const IRModule& module, const char* function) {
+  SplitCalls found;
+  const BindingBlock& block = module.GetFunction(function)->body->blocks.back();
+  found.block_size = block.bindings.size();
+  for (size_t i = 0; i < block.bindings.size(); ++i) {
+    const auto* call = block.bindings[i].value->As<CallNode>();
+    const OpDef* op = call != nullptr ? AsOp(call->callee) : nullptr;
+    if (op == nullptr) continue;
+    if (op->name() == "ccl.allreduce_start") {
+      found.calls.push_back("start " + ToString(GetStructInfo(call->args[0])) + " " +
+                            call->attrs.Find("op")->get<std::string>());
+      found.positions.push_back(i);
+    } else if (op->name() == "ccl.allreduce_wait") {
+      found.calls.push_back("wait " + ToString(call->sinfo_args[0]));
+      found.positions.push_back(i);
+    }
+  }
+  return found;
+}
+
+TEST(DataParallel, OverlapBucketsInTheOrderTheBackwardPassComputesAndWaitsBeforeTheOptimizer) {
+  // The loss comes first (the forward pass), then b2 w2 b1 w1 b0 (71724 bytes), then w0 alone.
+  IRModule trainer = SetupTrainer(ParseModule(kSeedMlp), MlpSetup(true, 100000, "mean", false, /*overlap=*/true));
+  EXPECT_TRUE(CheckWellFormed(trainer).empty());
+  EXPECT_TRUE(CallsIn(trainer, trainer_module::kTrainStep).ops.empty());  // no blocking call
+  const std::string bucket =
+      "Tuple(Tensor((), float32), Tensor((10,), float32), Tensor((128, 10), float32), Tensor((128,), float32), "
+      "Tensor((128, 128), float32), Tensor((128,), float32))";
+  SplitCalls split = SplitCallsIn(trainer, trainer_module::kTrainStep);
+  EXPECT_EQ(split.calls, std::vector<std::string>({"start " + bucket + " mean",
+                                                   "start Tensor((784, 128), float32) mean", "wait " + bucket,
+                                                   "wait Tensor((784, 128), float32)"}));
+  // ScheduleCollectives moves the first bucket's start into the backward pass: before the
+  // gradient of w0 is computed; the second follows it; the waits stay.
+  IRModule scheduled = ScheduleCollectives()(trainer);
+  SplitCalls moved = SplitCallsIn(scheduled, trainer_module::kTrainStep);
+  EXPECT_EQ(moved.calls, split.calls);
+  ASSERT_EQ(moved.positions.size(), 4u);
+  EXPECT_LT(moved.positions[0], split.positions[0]);
+  EXPECT_EQ(moved.positions[2], split.positions[2]);
+  EXPECT_LT(moved.positions[1], moved.positions[2]);
+  const BindingBlock& block = scheduled.GetFunction(trainer_module::kTrainStep)->body->blocks.back();
+  bool w0_gradient_after_start = false;
+  for (size_t i = moved.positions[0] + 1; i < moved.positions[1]; ++i) {
+    w0_gradient_after_start = w0_gradient_after_start || block.bindings[i].var->name == "w0_adjoint";
+  }
+  EXPECT_TRUE(w0_gradient_after_start) << PrintModule(scheduled);
+}
+
+TEST(DataParallel, TheDefaultBucketIsSmallWithOverlapAndLargeWithout) {
+  TrainerSetup overlapped = MlpSetup(true, 0, "mean", false, true);
+  EXPECT_EQ(SetupTrainer(ParseModule(kSeedMlp), overlapped).attrs.Find(trainer_module::kDataParallel)->get<int64_t>(),
+            kOverlappedBucketBytes);
+  TrainerSetup blocking = MlpSetup(true, 0, "mean", false, false);
+  EXPECT_EQ(SetupTrainer(ParseModule(kSeedMlp), blocking).attrs.Find(trainer_module::kDataParallel)->get<int64_t>(),
+            kBucketBytes);
+  EXPECT_TRUE(TrainerSetup{}.overlap);
+  EXPECT_EQ(TrainerSetup{}.bucket_bytes, 0);
 }
 
 TEST(DataParallel, WithoutItTheModuleIsAsBefore) {
@@ -151,14 +221,15 @@ TEST(Accumulation, TheFunctionsAndTheirSignatures) {
 // A data-parallel program in one process: the allreduce of a world of one is the identity, and
 // the buckets' flatten, concat and split move bits without changing them.
 TEST(DataParallel, OneRankTrainsBitIdenticallyToThePlainProgram) {
-  auto build = [](bool data_parallel, int64_t bucket_bytes) {
-    TrainerSetup setup = MlpSetup(data_parallel, bucket_bytes);
+  auto build = [](bool data_parallel, int64_t bucket_bytes, bool overlap = false) {
+    TrainerSetup setup = MlpSetup(data_parallel, bucket_bytes, "mean", false, overlap);
     setup.optimizer = {"adam", "lr=0.01"};
     auto trainer = test::MakeTrainer(BuildTrainerProgram(ParseModule(kSeedMlp), setup, {.backend = "reference"}));
     trainer->InitXavierUniform(3);
     return trainer;
   };
   auto plain = build(false, 25 << 20), one_bucket = build(true, 25 << 20), buckets = build(true, 100000);
+  auto overlapped = build(true, 100000, true);
   EXPECT_FALSE(plain->data_parallel());
   EXPECT_TRUE(one_bucket->data_parallel());
   Tensor x = test::Ramp({8, 784}, -1.0f, 0.0003f);
@@ -167,10 +238,12 @@ TEST(DataParallel, OneRankTrainsBitIdenticallyToThePlainProgram) {
     Tensor loss = plain->Update({x}, {y});
     EXPECT_TRUE(one_bucket->Update({x}, {y}).BitwiseEqual(loss));
     EXPECT_TRUE(buckets->Update({x}, {y}).BitwiseEqual(loss));
+    EXPECT_TRUE(overlapped->Update({x}, {y}).BitwiseEqual(loss));
   }
   for (int i = 0; i < plain->param_num(); ++i) {
     EXPECT_TRUE(one_bucket->param(i).BitwiseEqual(plain->param(i))) << plain->program().params[i].name;
     EXPECT_TRUE(buckets->param(i).BitwiseEqual(plain->param(i))) << plain->program().params[i].name;
+    EXPECT_TRUE(overlapped->param(i).BitwiseEqual(plain->param(i))) << plain->program().params[i].name;
   }
 }
 

@@ -53,6 +53,14 @@ inline constexpr const char* kGradientReduction = "gradient_reduction";
 inline constexpr const char* kDataParallel = "data_parallel";
 }  // namespace trainer_module
 
+/// The default bucket of data-parallel training without overlap: one bucket is best there
+/// (fewest messages); 25 MiB as PyTorch DDP's bucket_cap_mb.
+inline constexpr int64_t kBucketBytes = int64_t{25} << 20;
+/// The default bucket with overlap: small enough that the first starts early in the backward
+/// pass, large enough that latency stays small (the cost model's best at 8-64 ranks,
+/// docs/distributed.md).
+inline constexpr int64_t kOverlappedBucketBytes = int64_t{1} << 20;
+
 struct TrainerSetup {
   LossSpec loss;
   OptimizerSpec optimizer;
@@ -69,8 +77,14 @@ struct TrainerSetup {
   /// gradients and the loss over the ranks with ccl.allreduce before the optimizer (so
   /// clipping sees the combined gradients), and average the updated states.
   bool data_parallel = false;
-  /// The most bytes of gradients one ccl.allreduce carries (PyTorch DDP's bucket_cap_mb: 25 MiB).
-  int64_t bucket_bytes = 25 << 20;
+  /// The most bytes of gradients one ccl.allreduce carries; 0: kOverlappedBucketBytes with
+  /// |overlap|, else kBucketBytes.
+  int64_t bucket_bytes = 0;
+  /// With data_parallel: start each bucket's allreduce as soon as the backward pass has computed
+  /// it (ccl.allreduce_start, moved there by the build's ScheduleCollectives) and wait for them
+  /// all before the optimizer, so that the communication overlaps with the backward pass. Same
+  /// results as without.
+  bool overlap = true;
   /// "mean" or "sum": how the gradients and losses of several batches (ranks, micro-batches)
   /// combine. Empty: the loss's option "reduction" ("mean" if it has none).
   std::string gradient_reduction;
