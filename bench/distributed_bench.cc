@@ -1,11 +1,16 @@
 // Data-parallel training benchmark (issue 17; docs/distributed.md), rxt's side: the seed MLP or
-// LeNet-5 on Fashion-MNIST with a global batch of 64, split over the ranks of the launch
-// (`mpirun -np 2 rxt_distributed_bench --distributed mpi`: 2 ranks x 32) or whole in one process
-// (no --distributed: 1 rank x 64, on --threads threads). bench/distributed.sh runs both layouts
-// and the PyTorch DDP peer (bench/peers/torch_ddp.py) in one run and compares them.
+// LeNet-5 on Fashion-MNIST with a global batch of 64 (or a model file an importer reads, e.g.
+// resnet18.onnx, on random data with a global batch of --global-batch), split over the ranks of
+// the launch (`mpirun -np 2 rxt_distributed_bench --distributed mpi`: 2 ranks x 32) or whole in
+// one process (no --distributed: 1 rank x 64, on --threads threads). bench/distributed.sh runs
+// both layouts and the PyTorch DDP peer (bench/peers/torch_ddp.py) in one run and compares them.
 //
-//   rxt_distributed_bench --model mlp|cnn [--distributed mpi] [--threads 1] [--steps 400]
-//                         [--warmup 50] [--bucket-mb 25] [--seed 0]
+//   rxt_distributed_bench --model mlp|cnn|FILE.onnx [--distributed mpi] [--threads 1]
+//                         [--steps 400] [--warmup 50] [--global-batch 64] [--bucket-mb 0]
+//                         [--overlap 0] [--seed 0]
+//
+// --bucket-mb 0 and --overlap 0 are SetupTrainer's defaults (25 MiB buckets combined after the
+// backward pass); --overlap 1 starts each bucket's allreduce during it (1 MiB by default).
 //
 // Same optimizers as bench/train_bench.cc (mlp: SGD lr 0.01 wd 0.01, sum; cnn: SGD momentum
 // 0.9, mean). Shards by DistributedSampler's rule; the batch buffer is filled outside the step
@@ -23,6 +28,7 @@
 
 #include "bench_util.h"
 #include "fashion_mnist.h"
+#include "imported_model.h"
 #include "rxt/exec/session.h"
 #include "rxt/ir/parser.h"
 #include "rxt/runtime/dlpack.h"
@@ -43,7 +49,9 @@ struct Options {
   int threads = 1;
   int steps = 400;
   int warmup = 50;
-  double bucket_mb = 25;
+  int global_batch = 64;
+  double bucket_mb = 0;
+  bool overlap = false;
   uint64_t seed = 0;
 };
 
@@ -57,10 +65,12 @@ Options ParseOptions(int argc, char** argv) {
     else if (k == "--steps") o.steps = std::stoi(v);
     else if (k == "--warmup") o.warmup = std::stoi(v);
     else if (k == "--bucket-mb") o.bucket_mb = std::stod(v);
+    else if (k == "--overlap") o.overlap = std::stoi(v) != 0;
+    else if (k == "--global-batch") o.global_batch = std::stoi(v);
     else if (k == "--seed") o.seed = std::stoull(v);
     else throw std::runtime_error("unknown option " + k);
   }
-  if (o.model != "mlp" && o.model != "cnn") throw std::runtime_error("--model is mlp or cnn");
+  if (o.model.empty()) throw std::runtime_error("--model is mlp, cnn or a model file");
   return o;
 }
 
@@ -91,31 +101,45 @@ int Main(int argc, char** argv) {
     ranks.rank = ranks.communicator->rank();
     ranks.size = ranks.communicator->size();
   }
-  const int global_batch = 64;
-  if (global_batch % ranks.size != 0) throw std::runtime_error("64 samples do not split over the ranks");
+  const int global_batch = o.global_batch;
+  if (global_batch % ranks.size != 0) throw std::runtime_error("the global batch does not split over the ranks");
   const int batch = global_batch / ranks.size;
-  cli::FashionMnist data = cli::LoadFashionMnist(cli::kFashionMnistDir);
+  // The seed models train on Fashion-MNIST; a model file on random data (its loader is not what
+  // this measures).
+  const bool file = o.model != "mlp" && o.model != "cnn";
+  cli::FashionMnist data = file ? cli::FashionMnist{} : cli::LoadFashionMnist(cli::kFashionMnistDir);
 
   bool cnn = o.model == "cnn";
-  IRModule backbone = ParseModule(cnn ? LeNetText(batch) : cli::SeedMlpText(batch), o.model);
+  IRModule backbone = file  ? BindBatch(session.Import(o.model).module, batch)
+                      : cnn ? ParseModule(LeNetText(batch), o.model)
+                            : ParseModule(cli::SeedMlpText(batch), o.model);
+  bool mean = cnn || file;
   TrainRequest request{.build = {.backend = "cpu"},
-                       .loss = {"cross_entropy", cnn ? "reduction=\"mean\"" : "reduction=\"sum\""},
-                       .optimizer = {cnn ? "momentum" : "sgd", cnn ? "lr=0.01, momentum=0.9" : "lr=0.01, weight_decay=0.01"},
+                       .loss = {"cross_entropy", mean ? "reduction=\"mean\"" : "reduction=\"sum\""},
+                       .optimizer = {mean ? "momentum" : "sgd", mean ? "lr=0.01, momentum=0.9" : "lr=0.01, weight_decay=0.01"},
                        .data_parallel = ranks.communicator != nullptr,
-                       .bucket_bytes = static_cast<int64_t>(o.bucket_mb * (1 << 20))};
+                       .bucket_bytes = static_cast<int64_t>(o.bucket_mb * (1 << 20)),
+                       .overlap = o.overlap};
   auto c0 = Clock::now();
   std::unique_ptr<Trainer> trainer = session.CreateTrainer(backbone, request);
   double compile_s = std::chrono::duration<double>(Clock::now() - c0).count();
-  cli::DataLayout layout = cli::MatchModelToData(trainer->program(), batch, data.train);
   trainer->InitXavierUniform(o.seed);
   if (ranks.communicator != nullptr) trainer->SetCommunicator(ranks.communicator);
 
-  Tensor xb = Tensor::Empty(layout.input_shape, DType::kFloat32);
+  Tensor xb = Tensor::Empty(trainer->program().inputs.at(0).shape, DType::kFloat32);
   Tensor yb = Tensor::Empty({batch}, DType::kInt64);
+  if (file) {
+    Random rng = Random::Stream(o.seed, static_cast<uint64_t>(ranks.rank) + 1);
+    xb = RandomNormal(trainer->program().inputs.at(0).shape, rng);
+    for (int64_t i = 0; i < batch; ++i) yb.data_as<int64_t>()[i] = static_cast<int64_t>(rng.NextBelow(10));
+  } else {
+    cli::MatchModelToData(trainer->program(), batch, data.train);  // the model takes the images
+  }
   std::vector<int64_t> order(data.train.count);
   std::vector<int64_t> shard;
   int64_t position = 0;
   auto next_batch = [&] {
+    if (file) return;  // the same random batch every step
     if (shard.empty() || position + batch > static_cast<int64_t>(shard.size())) {
       std::iota(order.begin(), order.end(), 0);
       Random rng = Random::Stream(o.seed, static_cast<uint64_t>(position));
@@ -154,8 +178,10 @@ int Main(int argc, char** argv) {
   double slowest_share = Slowest(ranks, allreduce_ms / profiled_ms);
   if (ranks.is_root()) {
     std::ostringstream js;
-    js << "{\"impl\": \"rxt\", \"model\": \"" << o.model << "\", \"ranks\": " << ranks.size
-       << ", \"threads\": " << o.threads << ", \"batch_per_rank\": " << batch << ", \"compile_s\": " << compile_s
+    std::string model = o.model.substr(o.model.find_last_of('/') + 1);
+    js << "{\"impl\": \"rxt\", \"model\": \"" << model << "\", \"ranks\": " << ranks.size
+       << ", \"threads\": " << o.threads << ", \"batch_per_rank\": " << batch
+       << ", \"overlap\": " << (o.overlap ? "true" : "false") << ", \"bucket_mb\": " << o.bucket_mb << ", \"compile_s\": " << compile_s
        << ", \"steps\": " << o.steps << ", \"step_median_ms\": " << median
        << ", \"steps_per_s\": " << 1000.0 / median << ", \"run_s\": " << run_s
        << ", \"allreduce_share\": " << slowest_share << ", \"last_loss\": " << loss

@@ -26,6 +26,7 @@
 #include <sstream>
 
 #include "bench_util.h"
+#include "imported_model.h"
 #include "rxt/exec/session.h"
 #include "rxt/ir/op.h"
 #include "rxt/train/random.h"
@@ -69,18 +70,6 @@ Options ParseOptions(int argc, char** argv) {
 
 double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-/// The backbone with its symbolic batch (the first dim of its first input) bound to |batch|.
-IRModule BindBatch(IRModule module, int64_t batch) {
-  Function backbone = module.GetFunction("backbone");
-  const auto* input = backbone->params.at(0)->struct_info->As<TensorSINode>();
-  if (input != nullptr && input->shape && !input->shape->empty()) {
-    if (const auto* symbol = (*input->shape)[0]->As<PrimVarNode>()) {
-      return BindSymbolicVars("backbone", {{symbol->name, batch}})(module);
-    }
-  }
-  return module;
-}
-
 /// The FLOPs of one forward pass of |backbone| (static shapes): 2 per multiply-add of its
 /// matmul, linear and convolutions, the ops that bound a step's time from below.
 double ForwardFlops(const Function& backbone) {
@@ -117,16 +106,6 @@ double ForwardFlops(const Function& backbone) {
     }
   }
   return total;
-}
-
-/// A float32 tensor of |shape| with standard normal elements (Box-Muller).
-Tensor RandomNormal(const std::vector<int64_t>& shape, Random& rng) {
-  Tensor t = Tensor::Empty(shape, DType::kFloat32);
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    double u = 1.0 - rng.NextDouble(), v = rng.NextDouble();
-    t.data_as<float>()[i] = static_cast<float>(std::sqrt(-2.0 * std::log(u)) * std::cos(6.283185307179586 * v));
-  }
-  return t;
 }
 
 /// Whether a library of LLVM is mapped into this process.

@@ -22,8 +22,7 @@ type TrainerOptions struct {
 	Libraries        string // kernel libraries ("dnnl", "none"); "": the backend's defaults
 	Context          *Context
 	// Data-parallel training: gradients combined over the ranks of the trainer's communicator
-	// (SetComm) before each optimizer step (docs/distributed.md); BucketBytes 0: the default (1 MiB;
-	// each bucket's allreduce overlaps with the rest of the backward pass).
+	// (SetComm) before each optimizer step (docs/distributed.md); BucketBytes 0: 25 MiB.
 	DataParallel bool
 	BucketBytes  int64
 	Accumulation bool // adds gradient accumulation (Accumulate, ApplyAccumulated)

@@ -41,7 +41,7 @@ rxt_trainer_options_t ReadOptions(const rxt_trainer_options_t* options) {
   o.accumulation = FieldOr(*options, &Options::accumulation, defaults.accumulation);
   if (o.bucket_bytes < 0) {
     Throw(ErrorCode::kInvalidArgument, "rxt_trainer_create: options->bucket_bytes is ", o.bucket_bytes,
-          " (0: the default, or a positive size)");
+          " (0: 25 MiB, or a positive size)");
   }
   return o;
 }

@@ -125,7 +125,7 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
     bool trainer = false;
     bool data_parallel = false, accumulate = false;
     std::optional<double> bucket_mb;
-    bool no_overlap = false;
+    bool overlap = false;
     std::string loss = "cross_entropy", loss_options, optimizer = "adam", optimizer_options;
     uint64_t seed = 0;
     AotTarget target;
@@ -176,13 +176,14 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
                   "'mpirun -np N rxt train --distributed mpi --model OUT.rxtt'); one process trains with it as before")
       ->needs(trainer);
   build->add_option("--bucket-mb", options->bucket_mb,
-                    "With --data-parallel: the most MiB of gradients in one allreduce (default: 1, or 25 with "
-                    "--no-overlap)")
+                    "With --data-parallel: the most MiB of gradients in one allreduce (default: 25, or 1 with "
+                    "--overlap)")
       ->type_name("MiB")
       ->needs(trainer);
-  build->add_flag("--no-overlap", options->no_overlap,
-                  "With --data-parallel: combine the gradients after the backward pass instead of starting each "
-                  "bucket's allreduce as soon as the backward pass has computed it")
+  build->add_flag("--overlap", options->overlap,
+                  "With --data-parallel: start each bucket's allreduce as soon as the backward pass has computed "
+                  "it, instead of after the backward pass (pays when a network carries the allreduce while the "
+                  "cores compute)")
       ->needs(trainer);
   build->add_flag("--accumulate", options->accumulate,
                   "With --trainer: add gradient accumulation ('rxt train --accumulate N', rxt_trainer_accumulate)")
@@ -217,7 +218,7 @@ void AddBuildCommand(CLI::App& app, CommandResult& result) {
                          .optimizer = {options->optimizer, options->optimizer_options},
                          .data_parallel = options->data_parallel,
                          .bucket_bytes = options->bucket_mb ? static_cast<int64_t>(*options->bucket_mb * (1 << 20)) : 0,
-                         .overlap = !options->no_overlap,
+                         .overlap = options->overlap,
                          .accumulation = options->accumulate};
       if (options->bucket_mb && !(*options->bucket_mb > 0 && *options->bucket_mb <= 1 << 20)) {
         Throw(ErrorCode::kInvalidArgument, "--bucket-mb must be a number above 0 (MiB), not ", *options->bucket_mb);

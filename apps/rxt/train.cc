@@ -76,7 +76,7 @@ void TrainOptions::Validate() const {
                                                   {!params.empty(), "--params"},
                                                   {!import_options.empty(), "--import-options"},
                                                   {bucket_mb.has_value(), "--bucket-mb"},
-                                                  {no_overlap, "--no-overlap"},
+                                                  {overlap, "--overlap"},
                                                   {backend_given, "--backend"}};
     for (const auto& [given, option] : fixed) {
       if (given) {
@@ -160,12 +160,13 @@ void AddTrainCommand(CLI::App& app, CommandResult& result) {
                     "ranks; rank 0 prints and writes the files")
       ->type_name("mpi");
   train->add_option("--bucket-mb", o->bucket_mb,
-                    "With --distributed: the most MiB of gradients in one allreduce (default: 1, or 25 with "
-                    "--no-overlap)")
+                    "With --distributed: the most MiB of gradients in one allreduce (default: 25, or 1 with "
+                    "--overlap)")
       ->type_name("MiB");
-  train->add_flag("--no-overlap", o->no_overlap,
-                  "With --distributed: combine the gradients after the backward pass instead of starting each "
-                  "bucket's allreduce as soon as the backward pass has computed it");
+  train->add_flag("--overlap", o->overlap,
+                  "With --distributed: start each bucket's allreduce as soon as the backward pass has computed it, "
+                  "instead of after the backward pass (pays when a network carries the allreduce while the cores "
+                  "compute)");
   train->add_option("--seed", o->seed, "Seeds initialization and shuffling: the same seed, the same run")
       ->capture_default_str();
   train->add_option("--threads", o->threads, "Threads of the kernels (default: RXT_NUM_THREADS or every core)");

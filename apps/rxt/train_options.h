@@ -29,7 +29,7 @@ struct TrainOptions {
   int accumulate = 1;   // micro-batches per optimizer step (gradient accumulation)
   std::string distributed;  // a collective ("mpi"): data-parallel over the launch's ranks; empty: one process
   std::optional<double> bucket_mb;  // the most MiB of gradients in one allreduce (default: SetupTrainer's)
-  bool no_overlap = false;          // allreduce after the backward pass, not during it
+  bool overlap = false;             // each bucket's allreduce during the backward pass, not after it
   uint64_t seed = 0;
   int threads = 0;  // 0: RXT_NUM_THREADS or the machine's cores
   std::string checkpoint_dir;

@@ -1,6 +1,7 @@
 // The run of `rxt train` (train_options.h): plugins, data, model, build, then the epochs —
 // shuffled batches through Trainer::Update, the test accuracy, a checkpoint, the metrics and
 // the plot after each.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -270,7 +271,7 @@ void Train(const TrainOptions& options, Context& context, Session& session, cons
         request.optimizer = {options.optimizer, options.OptimizerOptions()};
         request.data_parallel = ranks.communicator != nullptr;
         request.bucket_bytes = options.bucket_mb ? static_cast<int64_t>(*options.bucket_mb * (1 << 20)) : 0;
-        request.overlap = !options.no_overlap;
+        request.overlap = options.overlap;
         request.accumulation = options.accumulate > 1;
       }
       built_trainer = session.CreateTrainer(model.module, request);
@@ -308,8 +309,12 @@ void Train(const TrainOptions& options, Context& context, Session& session, cons
               << "\n";
     std::cout << "data: " << data.description << "\n";
     if (ranks.size > 1) {
+      const std::vector<std::string>& externs = trainer.program().executable.externs;
+      bool overlapped = std::any_of(externs.begin(), externs.end(),
+                                    [](const std::string& name) { return name.rfind("ccl.allreduce_start_", 0) == 0; });
       std::cout << "distributed: " << ranks.size << " ranks (" << ranks.communicator->name() << "), "
-                << shard_size << " training samples each per epoch (DistributedSampler's rule)\n";
+                << shard_size << " training samples each per epoch (DistributedSampler's rule), gradients combined "
+                << (overlapped ? "during the backward pass" : "after the backward pass") << "\n";
     }
     char built[64];
     std::snprintf(built, sizeof built, "%.1f", build_seconds);

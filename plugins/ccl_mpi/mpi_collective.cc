@@ -41,7 +41,7 @@ struct Communicator {
   std::mutex mutex;
   std::condition_variable changed;
   std::deque<Request*> queue;             // started, not yet running
-  bool running = false;                   // the worker is running one
+  bool running = false;                   // the worker (or a Wait) is running one
   bool stopping = false;
   std::unordered_set<Request*> requests;  // started and not yet waited for
   std::thread worker;
@@ -208,7 +208,8 @@ rxt_status_t AllReduceNow(const Communicator& comm, void* data, int64_t count, M
 void Work(Communicator* comm) {
   std::unique_lock<std::mutex> lock(comm->mutex);
   for (;;) {
-    comm->changed.wait(lock, [comm] { return comm->stopping || !comm->queue.empty(); });
+    // Not while the caller's thread runs one (Wait): one thread calls MPI at a time.
+    comm->changed.wait(lock, [comm] { return (comm->stopping || !comm->queue.empty()) && !comm->running; });
     if (comm->queue.empty()) return;  // stopping, nothing left
     Request* request = comm->queue.front();
     comm->queue.pop_front();
@@ -268,6 +269,20 @@ rxt_status_t Wait(void* /*state*/, rxt_communicator_t* raw, rxt_request_t* raw_r
   std::unique_lock<std::mutex> lock(comm.mutex);
   if (request == nullptr || comm.requests.count(request) == 0) {
     return MakeStatus(RXT_INVALID_ARGUMENT, "not a request of this communicator in flight");
+  }
+  if (!request->done && !comm.running && !comm.queue.empty() && comm.queue.front() == request) {
+    // The worker has not begun it (every request before it is done): run it on this thread now
+    // rather than wake the worker and sleep until it is done (with every core busy computing,
+    // the worker may wait long for one).
+    comm.queue.pop_front();
+    comm.running = true;
+    lock.unlock();
+    rxt_status_t status = AllReduceNow(comm, request->data, request->count, request->type, request->op);
+    lock.lock();
+    request->status = status;
+    request->done = true;
+    comm.running = false;
+    comm.changed.notify_all();
   }
   comm.changed.wait(lock, [request] { return request->done; });
   comm.requests.erase(request);

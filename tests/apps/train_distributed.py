@@ -110,18 +110,22 @@ def main():
     p, _ = run(two + common + ["--distributed", "mpi", "--batch-size", "8", "--epochs", "1", "--checkpoint-dir", w("two"),
                                "--profile"], timeout=120)
     assert "distributed: 2 ranks (mpi)" in p.stdout and p.stdout.count("epoch 1/1") == 1, p.stdout
+    assert "gradients combined after the backward pass" in p.stdout, p.stdout
     assert p.stdout.count("profile of one training step") == 1 and "extern ccl.allreduce" in p.stdout, p.stdout
     run(common + ["--batch-size", "8", "--accumulate", "2", "--epochs", "1", "--checkpoint-dir", w("acc")])
     one = params_of(w("one", "epoch-1.safetensors"))
     check_close(params_of(w("two", "epoch-1.safetensors")), one, "2 ranks x 8 == 1 rank x 16 after an epoch")
     check_close(params_of(w("acc", "epoch-1.safetensors")), one, "2 micro-batches x 8 == 1 x 16 after an epoch")
-    # The allreduce overlapped with the backward pass (the default: here one bucket of 1 MiB;
-    # with --bucket-mb 0.01 many, in flight together) or after it: the same bits (a sum of two).
+    # The allreduce after the backward pass (the default) or overlapped with it (--overlap: here
+    # one bucket of 1 MiB; with --bucket-mb 0.01 many, in flight together): the same bits (a sum
+    # of two).
     overlapped = params_of(w("two", "epoch-1.safetensors"))
-    for variant in (["--bucket-mb", "0.01"], ["--no-overlap"], ["--no-overlap", "--bucket-mb", "0.01"]):
+    for variant in (["--bucket-mb", "0.01"], ["--overlap"], ["--overlap", "--bucket-mb", "0.01"]):
         name = "two" + "".join(variant).replace("-", "_").replace(".", "_")
-        run(two + common + ["--distributed", "mpi", "--batch-size", "8", "--epochs", "1",
-                                  "--checkpoint-dir", w(name)] + variant, timeout=120)
+        p, _ = run(two + common + ["--distributed", "mpi", "--batch-size", "8", "--epochs", "1",
+                                   "--checkpoint-dir", w(name)] + variant, timeout=120)
+        when = "during" if "--overlap" in variant else "after"
+        assert f"gradients combined {when} the backward pass" in p.stdout, p.stdout
         other = params_of(w(name, "epoch-1.safetensors"))
         if any(not np.array_equal(other[k], overlapped[k]) for k in overlapped):
             sys.exit(f"FAIL: {' '.join(variant)} trained other parameters than the default")

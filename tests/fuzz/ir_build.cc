@@ -1,6 +1,6 @@
 // Fuzz target ir_build: `rxt build` on any text. A module that parses and is well formed goes
 // through the build pipeline (LowerGradientOf, FoldBatchNorm, TrimConvTaps, LegalizeOps, FuseOps,
-// FuseKernels, ParallelizeLoops, ReorderForMemory; no kernel library) and the VM compiler with its memory
+// FuseKernels, ParallelizeLoops, ScheduleCollectives, ReorderForMemory; no kernel library) and the VM compiler with its memory
 // plan: each gives a result or an rxt::Error naming the problem, never a crash or a hang, and
 // what it gives is well formed and validates. Where ir_structured builds only modules it
 // generates (always valid), this one takes what a user can write: ops with any attributes,

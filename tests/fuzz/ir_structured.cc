@@ -1,7 +1,7 @@
 // Fuzz target ir_structured: valid modules generated from the fuzz bytes (ir_module_generator.h)
 // through what `rxt build` and `rxt run` do: the text round trip (print, parse, structurally
 // equal), the build pipeline for the reference backend (LegalizeOps, FuseOps, FuseKernels,
-// ParallelizeLoops, ReorderForMemory), well-formedness after it, the VM compile with its memory plan, the
+// ParallelizeLoops, ScheduleCollectives, ReorderForMemory), well-formedness after it, the VM compile with its memory plan, the
 // executable's save and load, and a run of @f0 fused and unfused, which must agree.
 //
 // A generated module is valid by construction, so every rxt::Error here is a finding too. Its

@@ -526,9 +526,7 @@ typedef struct rxt_trainer_options_s {
   rxt_context_t* context;
   /* Data-parallel training (docs/distributed.md): nonzero combines the gradients over the ranks
    * of the trainer's communicator (rxt_trainer_set_comm) before each optimizer step, in
-   * allreduce calls of at most |bucket_bytes| (0: 1 MiB), each started as soon as the backward
-   * pass has computed its gradients (it overlaps with the rest). One process trains as without
-   * it. */
+   * allreduce calls of at most |bucket_bytes| (0: 25 MiB). One process trains as without it. */
   int32_t data_parallel;
   int64_t bucket_bytes;
   /* Nonzero adds gradient accumulation (rxt_trainer_accumulate, rxt_trainer_apply_accumulated). */

@@ -95,7 +95,7 @@ std::vector<PassEntry> PassTable() {
         {"data_parallel", "bool, false: combine gradients over the ranks (ccl.allreduce) before the optimizer"},
         {"bucket_bytes", "int, 0: the most bytes of gradients in one allreduce (0: 1 MiB with overlap, 25 MiB "
                          "without)"},
-        {"overlap", "bool, true: start each bucket's allreduce as the backward pass completes it"},
+        {"overlap", "bool, false: start each bucket's allreduce as the backward pass completes it"},
         {"gradient_reduction", "string: \"mean\" or \"sum\" (default: the loss's reduction)"},
         {"accumulation", "bool, false: add @accumulate_step and @apply_step (gradient accumulation)"}}},
   };

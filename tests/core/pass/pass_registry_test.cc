@@ -24,7 +24,7 @@ TEST(PassRegistry, ListsEveryPassWithAOneLineSummary) {
   EXPECT_EQ(ListedNames(), (std::set<std::string>{"WellFormed", "Normalize", "DeadCodeElimination",
                                                   "CanonicalizeBindings", "BindParams", "ConvertToDataflow", "LowerGradientOf",
                                                   "LegalizeOps", "FuseOps", "FuseKernels", "ParallelizeLoops",
-                                                  "ReorderForMemory",
+                                                  "ReorderForMemory", "ScheduleCollectives",
                                                   "LegalizeLibraryCalls", "BindSymbolicVars",
                                                   "Gradient", "SimplifyTransposes", "AppendLoss", "SetupTrainer",
                                                   "FoldBatchNorm", "TrimConvTaps"}));

@@ -16,8 +16,7 @@ class Trainer:
         a trainer module); |param_num| is checked against the module's when given;
         |setup_trainer| gives the loss and the optimizer. build() compiles it. |data_parallel|
         combines the gradients over the ranks of set_comm's communicator (in allreduce calls of
-        at most |bucket_bytes|, default 1 MiB, each started as the backward pass
-        completes it); |accumulation| adds accumulate and
+        at most |bucket_bytes|, default 25 MiB); |accumulation| adds accumulate and
         apply_accumulated (docs/distributed.md)."""
         self.backbone = backbone
         self.param_num = param_num

@@ -37,8 +37,7 @@ pub struct TrainerOptions {
     /// Data-parallel training: gradients combined over the ranks of the trainer's communicator
     /// (Trainer::set_comm) before each optimizer step (docs/distributed.md).
     pub data_parallel: bool,
-    /// The most bytes of gradients in one allreduce; None: 1 MiB (each bucket's allreduce
-    /// starts as soon as the backward pass has computed it).
+    /// The most bytes of gradients in one allreduce; None: 25 MiB.
     pub bucket_bytes: Option<i64>,
     /// Adds gradient accumulation (Trainer::accumulate, Trainer::apply_accumulated).
     pub accumulation: bool,

@@ -73,7 +73,7 @@ struct TrainRequest {
   /// in already (these must then be left as they are).
   bool data_parallel = false;
   int64_t bucket_bytes = 0;
-  bool overlap = true;
+  bool overlap = false;
   bool accumulation = false;
 };
 

@@ -186,7 +186,7 @@ TEST(DataParallel, TheDefaultBucketIsSmallWithOverlapAndLargeWithout) {
   TrainerSetup blocking = MlpSetup(true, 0, "mean", false, false);
   EXPECT_EQ(SetupTrainer(ParseModule(kSeedMlp), blocking).attrs.Find(trainer_module::kDataParallel)->get<int64_t>(),
             kBucketBytes);
-  EXPECT_TRUE(TrainerSetup{}.overlap);
+  EXPECT_FALSE(TrainerSetup{}.overlap);
   EXPECT_EQ(TrainerSetup{}.bucket_bytes, 0);
 }
 

@@ -83,8 +83,9 @@ struct TrainerSetup {
   /// With data_parallel: start each bucket's allreduce as soon as the backward pass has computed
   /// it (ccl.allreduce_start, moved there by the build's ScheduleCollectives) and wait for them
   /// all before the optimizer, so that the communication overlaps with the backward pass. Same
-  /// results as without.
-  bool overlap = true;
+  /// results as without. Off by default: it pays where the network carries the allreduce while
+  /// the cores compute, and costs where the cores do both (docs/distributed.md#overlap).
+  bool overlap = false;
   /// "mean" or "sum": how the gradients and losses of several batches (ranks, micro-batches)
   /// combine. Empty: the loss's option "reduction" ("mean" if it has none).
   std::string gradient_reduction;
