@@ -155,6 +155,10 @@ std::vector<rxt_collective_t> CollectivesOf(const rxt_plugin_descriptor_t& d, co
     rxt_collective_t copy{};
     std::memcpy(&copy, c, std::min(c->struct_size, sizeof copy));
     copy.struct_size = std::min(c->struct_size, sizeof copy);
+    // A struct_size that ends inside an optional member copied part of it: not there.
+    if (!RXT_VTABLE_HAS(rxt_collective_t, &copy, abort)) copy.abort = nullptr;
+    if (!RXT_VTABLE_HAS(rxt_collective_t, &copy, allreduce_start)) copy.allreduce_start = nullptr;
+    if (!RXT_VTABLE_HAS(rxt_collective_t, &copy, wait)) copy.wait = nullptr;
     if ((copy.allreduce_start == nullptr) != (copy.wait == nullptr)) {
       Throw(ErrorCode::kInvalidArgument, where, ": collective '", c->name,
             "' has one of allreduce_start and wait without the other");
