@@ -14,24 +14,11 @@
 #include <vector>
 
 #include "rxt/ir/mutator.h"
-#include "rxt/ir/visitor.h"
 #include "rxt/transform/passes.h"
+#include "block_reorder.h"
 
 namespace rxt {
 namespace {
-
-/// The variables an expression reads.
-class ReadVars : public ExprVisitor {
- public:
-  void VisitVar(const Var& var) override { vars.push_back(var.get()); }
-  std::vector<const VarNode*> vars;
-};
-
-std::vector<const VarNode*> VarsRead(const Binding& binding) {
-  ReadVars reads;
-  reads.VisitExpr(binding.value);
-  return reads.vars;
-}
 
 bool IsTensor(const VarNode* var) {
   return var->struct_info != nullptr && var->struct_info->kind == StructInfoKind::kTensor;
@@ -49,11 +36,9 @@ class ResultOnly {
     // Who reads each variable: a binding, or null for the body (and anything not a binding).
     std::unordered_map<const VarNode*, std::vector<const Binding*>> readers;
     for (const Binding* binding : bindings) {
-      for (const VarNode* var : VarsRead(*binding)) readers[var].push_back(binding);
+      for (const VarNode* var : VarsRead(binding->value)) readers[var].push_back(binding);
     }
-    ReadVars body;
-    body.VisitExpr(function.body->body);
-    for (const VarNode* var : body.vars) readers[var].push_back(nullptr);
+    for (const VarNode* var : VarsRead(function.body->body)) readers[var].push_back(nullptr);
     // Readers come after definitions: from the last binding back, a reader's answer is known.
     for (auto it = bindings.rbegin(); it != bindings.rend(); ++it) {
       const VarNode* var = (*it)->var.get();
@@ -84,15 +69,12 @@ std::vector<Binding> Reorder(const BindingBlock& block, const ResultOnly& result
   std::unordered_map<const VarNode*, size_t> last_read_at;
   std::vector<std::vector<const VarNode*>> reads(bindings.size());
   for (size_t i = 0; i < bindings.size(); ++i) {
-    reads[i] = VarsRead(bindings[i]);
+    reads[i] = VarsRead(bindings[i].value);
     for (const VarNode* var : reads[i]) last_read_at[var] = i;
     defined_at[bindings[i].var.get()] = i;
   }
-  // moved_after[i]: the bindings to place right after binding i (SIZE_MAX: at the front).
-  constexpr size_t kFront = static_cast<size_t>(-1);
-  std::unordered_map<size_t, std::vector<size_t>> moved_after;
-  std::vector<bool> moved(bindings.size(), false);
-  bool any = false;
+  constexpr size_t kFront = BindingMoves::kFront;
+  BindingMoves moves;
   // A match_cast may define the symbolic dims later struct info names: nothing moves above it.
   size_t barrier = kFront;
   for (size_t i = 0; i < bindings.size(); ++i) {
@@ -111,51 +93,18 @@ std::vector<Binding> Reorder(const BindingBlock& block, const ResultOnly& result
     if (barrier != kFront && (after == kFront || barrier > after)) after = barrier;
     // Only where it frees a tensor sooner, and only forwards.
     if (!frees || (after != kFront && after + 1 >= i) || (after == kFront && i == 0)) continue;
-    moved[i] = true;
-    moved_after[after].push_back(i);
-    any = true;
+    moves.Move(i, after);
   }
-  if (!any) return bindings;
-  std::vector<Binding> order;
-  order.reserve(bindings.size());
-  auto emit_moved = [&](size_t after) {
-    auto it = moved_after.find(after);
-    if (it == moved_after.end()) return;
-    for (size_t j : it->second) order.push_back(bindings[j]);
-  };
-  emit_moved(kFront);
-  for (size_t i = 0; i < bindings.size(); ++i) {
-    if (!moved[i]) order.push_back(bindings[i]);
-    emit_moved(i);
-  }
-  return order;
-}
-
-Function ReorderFunction(const Function& function) {
-  ResultOnly result_only(*function);
-  std::vector<BindingBlock> blocks;
-  bool changed = false;
-  for (const BindingBlock& block : function->body->blocks) {
-    if (!block.is_dataflow) {
-      blocks.push_back(block);
-      continue;
-    }
-    std::vector<Binding> order = Reorder(block, result_only);
-    bool same = order.size() == block.bindings.size();
-    for (size_t i = 0; same && i < order.size(); ++i) same = order[i].var == block.bindings[i].var;
-    changed = changed || !same;
-    blocks.push_back(BindingBlock{std::move(order), true});
-  }
-  if (!changed) return function;
-  return MakeFunction(function->params, MakeSeqExpr(std::move(blocks), function->body->body), function->ret_sinfo,
-                      function->attrs, function->is_pure, function->span);
+  return moves.Apply(bindings);
 }
 
 IRModule ReorderModule(IRModule module) {
   const IRModule input = module;
   for (const IRModule::Entry& entry : input.entries()) {
     if (!entry.function) continue;
-    Function rewritten = ReorderFunction(entry.function);
+    ResultOnly result_only(*entry.function);
+    Function rewritten = ReorderDataflowBlocks(
+        entry.function, [&](const BindingBlock& block) { return Reorder(block, result_only); });
     if (rewritten != entry.function) module.Add(entry.name, rewritten);
   }
   return module;

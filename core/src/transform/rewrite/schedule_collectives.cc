@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "rxt/ir/op.h"
-#include "rxt/ir/visitor.h"
 #include "rxt/transform/passes.h"
+#include "block_reorder.h"
 
 namespace rxt {
 namespace {
@@ -28,31 +28,21 @@ bool IsAllReduceStart(const Binding& binding) {
   return name != nullptr && name->value.rfind("ccl.allreduce_start_", 0) == 0;
 }
 
-class ReadVars : public ExprVisitor {
- public:
-  void VisitVar(const Var& var) override { vars.push_back(var.get()); }
-  std::vector<const VarNode*> vars;
-};
-
 /// |bindings| in their new order (the same vector when nothing moves).
 std::vector<Binding> Schedule(const std::vector<Binding>& bindings) {
-  constexpr size_t kFront = static_cast<size_t>(-1);
+  constexpr size_t kFront = BindingMoves::kFront;
   std::unordered_map<const VarNode*, size_t> defined_at;
-  std::unordered_map<size_t, std::vector<size_t>> moved_after;  // kFront: at the block's front
-  std::vector<bool> moved(bindings.size(), false);
+  BindingMoves moves;
   // A match_cast may define the symbolic dims later struct info names, and a start moved above
   // an earlier start would change their order: nothing moves above either.
   size_t barrier = kFront;
-  bool any = false;
   for (size_t i = 0; i < bindings.size(); ++i) {
     const Binding& binding = bindings[i];
     defined_at[binding.var.get()] = i;
     if (binding.is_match_cast()) barrier = i;
     if (!IsAllReduceStart(binding)) continue;
     size_t after = barrier;
-    ReadVars reads;
-    reads.VisitExpr(binding.value);
-    for (const VarNode* var : reads.vars) {
+    for (const VarNode* var : VarsRead(binding.value)) {
       auto def = defined_at.find(var);
       if (def == defined_at.end() || def->second >= i) continue;  // a parameter, or from an earlier block
       if (after == kFront || def->second > after) after = def->second;
@@ -63,48 +53,17 @@ std::vector<Binding> Schedule(const std::vector<Binding>& bindings) {
       continue;
     }
     barrier = after;
-    moved[i] = true;
-    moved_after[after].push_back(i);
-    any = true;
+    moves.Move(i, after);
   }
-  if (!any) return bindings;
-  std::vector<Binding> order;
-  order.reserve(bindings.size());
-  auto emit_moved = [&](size_t after) {
-    auto it = moved_after.find(after);
-    if (it == moved_after.end()) return;
-    for (size_t j : it->second) order.push_back(bindings[j]);
-  };
-  emit_moved(kFront);
-  for (size_t i = 0; i < bindings.size(); ++i) {
-    if (!moved[i]) order.push_back(bindings[i]);
-    emit_moved(i);
-  }
-  return order;
-}
-
-Function ScheduleFunction(const Function& function) {
-  std::vector<BindingBlock> blocks;
-  bool changed = false;
-  for (const BindingBlock& block : function->body->blocks) {
-    if (!block.is_dataflow) {
-      blocks.push_back(block);
-      continue;
-    }
-    std::vector<Binding> order = Schedule(block.bindings);
-    for (size_t i = 0; !changed && i < order.size(); ++i) changed = order[i].var != block.bindings[i].var;
-    blocks.push_back(BindingBlock{std::move(order), true});
-  }
-  if (!changed) return function;
-  return MakeFunction(function->params, MakeSeqExpr(std::move(blocks), function->body->body), function->ret_sinfo,
-                      function->attrs, function->is_pure, function->span);
+  return moves.Apply(bindings);
 }
 
 IRModule ScheduleModule(IRModule module) {
   const IRModule input = module;
   for (const IRModule::Entry& entry : input.entries()) {
     if (!entry.function) continue;
-    Function rewritten = ScheduleFunction(entry.function);
+    Function rewritten =
+        ReorderDataflowBlocks(entry.function, [](const BindingBlock& block) { return Schedule(block.bindings); });
     if (rewritten != entry.function) module.Add(entry.name, rewritten);
   }
   return module;
