@@ -222,17 +222,10 @@ void PrintStepProfile(Trainer& trainer, const DataLayout& layout, const LabeledS
   std::cout << "profile of one training step:\n" << trainer.ProfileStep({x}, {y}).Format() << std::flush;
 }
 
-/// The run on this rank (every rank of a distributed run runs it; rank 0 reports).
-/// |started| is set once every rank is ready: a failure after it ends the job (the others would
-/// wait for this rank), one before it every rank knows of already.
-void Train(const TrainOptions& options, Context& context, Session& session, const Ranks& ranks, bool& started) {
-  // Other ranks train silently: rank 0 prints progress, metrics and notes, and writes files.
-  if (!ranks.is_root()) std::cout.setstate(std::ios_base::badbit);
-  const bool root = ranks.is_root();
-
-  // Everything before training may fail on one rank alone (a file it cannot read): each rank
-  // says whether it got ready before any of them waits for the others in a collective.
-  std::unique_ptr<Trainer> built_trainer;
+/// What a rank has prepared before training: the data, the trainer, the plan of the epochs and
+/// what the run reports.
+struct PreparedRun {
+  std::unique_ptr<Trainer> trainer;
   TrainingData data;
   Model model;
   LrSchedule schedule;
@@ -241,126 +234,132 @@ void Train(const TrainOptions& options, Context& context, Session& session, cons
   TrainingHistory history;
   int first_epoch = 1;
   int64_t steps_per_epoch = 0, shard_size = 0;
+  bool from_file = false;
+  bool own_rate = false;  // a trainer file's own learning rate (and schedule) goes on
+  std::string title;      // of the plot
+};
+
+/// Prints the run's header: "rxt train: model | loss and optimizer | rate | batch | epochs",
+/// the data, the ranks, the backend or the trainer file. Sets |run.title|.
+void PrintHeader(const TrainOptions& options, const Context& context, Session& session, const Ranks& ranks,
+                 PreparedRun& run, double build_seconds) {
+  const Trainer& trainer = *run.trainer;
   const int64_t samples_per_step = static_cast<int64_t>(options.batch_size) * options.accumulate;
-  const bool from_file = IsTrainerFile(options.model);
-  std::string setup, rate, title;
-  bool own_rate = false;
-  double build_seconds = 0;
-  bool ready = false;
-  std::exception_ptr failure;
-  try {
-    data = LoadTrainingData(options);
-    shard_size = (data.train.count + ranks.size - 1) / ranks.size;
-    steps_per_epoch = shard_size / samples_per_step;
-    if (steps_per_epoch == 0) {
-      Throw(ErrorCode::kInvalidArgument, "--batch-size ", options.batch_size,
-            options.accumulate > 1 ? StrCat(" x --accumulate ", options.accumulate) : std::string(),
-            ranks.size > 1 ? StrCat(" on each of ", ranks.size, " ranks") : std::string(),
-            " is larger than the training set (", data.train.count, " samples)");
-    }
-    model = from_file ? TrainerFileModel(options) : LoadModel(options, session);
-    schedule = ScheduleFor(options, steps_per_epoch);
-
-    auto build_start = Clock::now();
-    if (from_file) {
-      built_trainer = session.LoadTrainer(options.model);  // its errors name the file
-    } else {
-      TrainRequest request{.build = {.backend = options.backend}};
-      if (!IsTrainerModule(model.module)) {
-        request.loss = {options.loss, options.LossOptions()};
-        request.optimizer = {options.optimizer, options.OptimizerOptions()};
-        request.data_parallel = ranks.communicator != nullptr;
-        request.bucket_bytes = options.bucket_mb ? static_cast<int64_t>(*options.bucket_mb * (1 << 20)) : 0;
-        request.overlap = options.overlap;
-        request.accumulation = options.accumulate > 1;
-      }
-      built_trainer = session.CreateTrainer(model.module, request);
-    }
-    if (root) PrintNotes(session);
-    Trainer& trainer = *built_trainer;
-    if (options.accumulate > 1 && !trainer.can_accumulate()) {
-      Throw(ErrorCode::kInvalidArgument, "--accumulate ", options.accumulate, ": ", options.model,
-            " was built without gradient accumulation (rxt build --trainer --accumulate)");
-    }
-    if (ranks.size > 1 && !trainer.data_parallel()) {
-      Throw(ErrorCode::kInvalidArgument, "--distributed: ", options.model,
-            " was built without data parallelism, so each rank would train alone (rxt build --trainer "
-            "--data-parallel)");
-    }
-    layout = MatchModelToData(trainer.program(), options.batch_size, data.train);
-    build_seconds = SecondsSince(build_start);
-    settings = SettingsOf(options, model, ranks);
-    // A trainer file has its own loss, optimizer and learning rate (--lr or --schedule replace it).
-    own_rate = from_file && !options.lr_given && !options.schedule_given;
-    setup = from_file ? StrCat("its own loss and optimizer (step ", trainer.step(), ")")
-                      : StrCat(options.loss, " (", options.reduction, ") | ", options.optimizer, " ",
-                               options.OptimizerOptions());
-    rate = own_rate ? (trainer.schedule() ? StrCat("its own schedule ", trainer.schedule()->ToString())
-                                          : StrCat("its own lr ", trainer.learning_rate()))
-                    : StrCat("schedule ", schedule.ToString());
-    std::string batch = StrCat(options.batch_size);
-    if (options.accumulate > 1) batch += StrCat(" x ", options.accumulate, " micro-batches");
-    if (ranks.size > 1) batch += StrCat(" x ", ranks.size, " ranks = ", samples_per_step * ranks.size, " per step");
-    title = from_file ? StrCat(model.description, ", batch ", batch)
-                      : StrCat(model.description, ", ", options.optimizer, " lr ", options.lr, ", batch ", batch, ", ",
-                               options.loss, " (", options.reduction, ")");
-    std::cout << "rxt train: " << model.description << " | " << setup << " | " << rate << " | batch " << batch
-              << " | " << options.epochs << (options.epochs == 1 ? " epoch" : " epochs") << " | seed " << options.seed
-              << "\n";
-    std::cout << "data: " << data.description << "\n";
-    if (ranks.size > 1) {
-      const std::vector<std::string>& externs = trainer.program().executable.externs;
-      bool overlapped = std::any_of(externs.begin(), externs.end(),
-                                    [](const std::string& name) { return name.rfind("ccl.allreduce_start_", 0) == 0; });
-      std::cout << "distributed: " << ranks.size << " ranks (" << ranks.communicator->name() << "), "
-                << shard_size << " training samples each per epoch (DistributedSampler's rule), gradients combined "
-                << (overlapped ? "during the backward pass" : "after the backward pass") << "\n";
-    }
-    char built[64];
-    std::snprintf(built, sizeof built, "%.1f", build_seconds);
-    std::string threads = StrCat(context.num_threads(), " thread", context.num_threads() == 1 ? "" : "s");
-    if (from_file) {
-      std::cout << "kernels: compiled ahead of time (" << options.model << "), " << threads << "; loaded in " << built
-                << " s\n" << std::flush;
-    } else {
-      const BuildOptions& build = session.last_build();
-      std::string libraries;
-      for (const std::string& l : build.libraries) libraries += (libraries.empty() ? "" : ", ") + l;
-      std::cout << "backend: " << build.backend << (libraries.empty() ? "" : " with " + libraries) << ", " << threads
-                << "; compiled in " << built << " s\n"
-                << std::flush;
-    }
-    if (options.resume && root) {
-      // Rank 0's checkpoint: the others take its values with the communicator.
-      auto newest = NewestCheckpoint(options.checkpoint_dir);
-      if (!newest) {
-        Throw(ErrorCode::kNotFound, "--resume: no checkpoint (epoch-N.safetensors) in '", options.checkpoint_dir, "'");
-      }
-      ResumePoint point = ReadCheckpointMetadata(trainer.LoadCheckpoint(newest->second), newest->second);
-      CheckSameSettings(point.settings, settings, newest->second);
-      history = point.history;
-      first_epoch = point.epoch + 1;
-      std::cout << "resumed from " << newest->second << " (epoch " << point.epoch << ", step " << trainer.step()
-                << ")\n";
-    } else if (!options.resume && (!from_file || !options.init.empty())) {
-      StartingValues(trainer, model, options);
-    } else if (!options.resume) {
-      std::cout << "start: the trainer file's values (step " << trainer.step() << ")\n";
-    }
-    ready = true;
-  } catch (...) {
-    if (ranks.size == 1) throw;
-    failure = std::current_exception();
+  std::string setup = run.from_file ? StrCat("its own loss and optimizer (step ", trainer.step(), ")")
+                                    : StrCat(options.loss, " (", options.reduction, ") | ", options.optimizer, " ",
+                                             options.OptimizerOptions());
+  std::string rate = run.own_rate ? (trainer.schedule() ? StrCat("its own schedule ", trainer.schedule()->ToString())
+                                                        : StrCat("its own lr ", trainer.learning_rate()))
+                                  : StrCat("schedule ", run.schedule.ToString());
+  std::string batch = StrCat(options.batch_size);
+  if (options.accumulate > 1) batch += StrCat(" x ", options.accumulate, " micro-batches");
+  if (ranks.size > 1) batch += StrCat(" x ", ranks.size, " ranks = ", samples_per_step * ranks.size, " per step");
+  run.title = run.from_file ? StrCat(run.model.description, ", batch ", batch)
+                            : StrCat(run.model.description, ", ", options.optimizer, " lr ", options.lr, ", batch ",
+                                     batch, ", ", options.loss, " (", options.reduction, ")");
+  std::cout << "rxt train: " << run.model.description << " | " << setup << " | " << rate << " | batch " << batch
+            << " | " << options.epochs << (options.epochs == 1 ? " epoch" : " epochs") << " | seed " << options.seed
+            << "\n";
+  std::cout << "data: " << run.data.description << "\n";
+  if (ranks.size > 1) {
+    const std::vector<std::string>& externs = trainer.program().executable.externs;
+    bool overlapped = std::any_of(externs.begin(), externs.end(),
+                                  [](const std::string& name) { return name.rfind("ccl.allreduce_start_", 0) == 0; });
+    std::cout << "distributed: " << ranks.size << " ranks (" << ranks.communicator->name() << "), " << run.shard_size
+              << " training samples each per epoch (DistributedSampler's rule), gradients combined "
+              << (overlapped ? "during the backward pass" : "after the backward pass") << "\n";
   }
-  first_epoch = static_cast<int>(AgreeOnRootValue(ranks, ready, first_epoch, "get ready to train"));
-  if (failure) std::rethrow_exception(failure);
-  started = true;
-  Trainer& trainer = *built_trainer;
-  // Every rank from rank 0's parameters, states, optimizer state and step count.
-  if (ranks.communicator != nullptr) trainer.SetCommunicator(ranks.communicator);
+  char built[64];
+  std::snprintf(built, sizeof built, "%.1f", build_seconds);
+  std::string threads = StrCat(context.num_threads(), " thread", context.num_threads() == 1 ? "" : "s");
+  if (run.from_file) {
+    std::cout << "kernels: compiled ahead of time (" << options.model << "), " << threads << "; loaded in " << built
+              << " s\n" << std::flush;
+  } else {
+    const BuildOptions& build = session.last_build();
+    std::string libraries;
+    for (const std::string& l : build.libraries) libraries += (libraries.empty() ? "" : ", ") + l;
+    std::cout << "backend: " << build.backend << (libraries.empty() ? "" : " with " + libraries) << ", " << threads
+              << "; compiled in " << built << " s\n"
+              << std::flush;
+  }
+}
 
-  model.values.clear();  // the trainer holds its own copy: a model's weights stay in memory once
-  if (own_rate) {
+/// Everything before training, which may fail on one rank alone (a file it cannot read): the
+/// data, the model built into a trainer, the header, and the starting values (or rank 0's
+/// checkpoint, with --resume).
+void Prepare(const TrainOptions& options, const Context& context, Session& session, const Ranks& ranks,
+             PreparedRun& run) {
+  const bool root = ranks.is_root();
+  const int64_t samples_per_step = static_cast<int64_t>(options.batch_size) * options.accumulate;
+  run.from_file = IsTrainerFile(options.model);
+  run.data = LoadTrainingData(options);
+  run.shard_size = (run.data.train.count + ranks.size - 1) / ranks.size;
+  run.steps_per_epoch = run.shard_size / samples_per_step;
+  if (run.steps_per_epoch == 0) {
+    Throw(ErrorCode::kInvalidArgument, "--batch-size ", options.batch_size,
+          options.accumulate > 1 ? StrCat(" x --accumulate ", options.accumulate) : std::string(),
+          ranks.size > 1 ? StrCat(" on each of ", ranks.size, " ranks") : std::string(),
+          " is larger than the training set (", run.data.train.count, " samples)");
+  }
+  run.model = run.from_file ? TrainerFileModel(options) : LoadModel(options, session);
+  run.schedule = ScheduleFor(options, run.steps_per_epoch);
+
+  auto build_start = Clock::now();
+  if (run.from_file) {
+    run.trainer = session.LoadTrainer(options.model);  // its errors name the file
+  } else {
+    TrainRequest request{.build = {.backend = options.backend}};
+    if (!IsTrainerModule(run.model.module)) {
+      request.loss = {options.loss, options.LossOptions()};
+      request.optimizer = {options.optimizer, options.OptimizerOptions()};
+      request.data_parallel = ranks.communicator != nullptr;
+      request.bucket_bytes = options.bucket_mb ? static_cast<int64_t>(*options.bucket_mb * (1 << 20)) : 0;
+      request.overlap = options.overlap;
+      request.accumulation = options.accumulate > 1;
+    }
+    run.trainer = session.CreateTrainer(run.model.module, request);
+  }
+  if (root) PrintNotes(session);
+  Trainer& trainer = *run.trainer;
+  if (options.accumulate > 1 && !trainer.can_accumulate()) {
+    Throw(ErrorCode::kInvalidArgument, "--accumulate ", options.accumulate, ": ", options.model,
+          " was built without gradient accumulation (rxt build --trainer --accumulate)");
+  }
+  if (ranks.size > 1 && !trainer.data_parallel()) {
+    Throw(ErrorCode::kInvalidArgument, "--distributed: ", options.model,
+          " was built without data parallelism, so each rank would train alone (rxt build --trainer "
+          "--data-parallel)");
+  }
+  run.layout = MatchModelToData(trainer.program(), options.batch_size, run.data.train);
+  double build_seconds = SecondsSince(build_start);
+  run.settings = SettingsOf(options, run.model, ranks);
+  // A trainer file has its own loss, optimizer and learning rate (--lr or --schedule replace it).
+  run.own_rate = run.from_file && !options.lr_given && !options.schedule_given;
+  PrintHeader(options, context, session, ranks, run, build_seconds);
+  if (options.resume && root) {
+    // Rank 0's checkpoint: the others take its values with the communicator.
+    auto newest = NewestCheckpoint(options.checkpoint_dir);
+    if (!newest) {
+      Throw(ErrorCode::kNotFound, "--resume: no checkpoint (epoch-N.safetensors) in '", options.checkpoint_dir, "'");
+    }
+    ResumePoint point = ReadCheckpointMetadata(trainer.LoadCheckpoint(newest->second), newest->second);
+    CheckSameSettings(point.settings, run.settings, newest->second);
+    run.history = point.history;
+    run.first_epoch = point.epoch + 1;
+    std::cout << "resumed from " << newest->second << " (epoch " << point.epoch << ", step " << trainer.step() << ")\n";
+  } else if (!options.resume && (!run.from_file || !options.init.empty())) {
+    StartingValues(trainer, run.model, options);
+  } else if (!options.resume) {
+    std::cout << "start: the trainer file's values (step " << trainer.step() << ")\n";
+  }
+}
+
+/// The learning rate of the run: a trainer file's own goes on (a note when its schedule has
+/// ended), else --lr with --schedule.
+void SetLearningRate(const TrainOptions& options, bool root, PreparedRun& run) {
+  Trainer& trainer = *run.trainer;
+  if (run.own_rate) {
     // The file's rate and schedule go on; a schedule that has run its course stays at its end.
     const std::optional<LrSchedule>& own = trainer.schedule();
     if (root && own && own->kind == LrSchedule::Kind::kCosine && trainer.step() >= own->total_steps) {
@@ -368,58 +367,123 @@ void Train(const TrainOptions& options, Context& context, Session& session, cons
                 << own->total_steps << ": training goes on at its last rate (" << trainer.learning_rate()
                 << "); --lr or --schedule set a new one\n";
     }
-  } else if (schedule.kind != LrSchedule::Kind::kConstant || schedule.warmup_steps > 0) {
-    trainer.SetSchedule(schedule, options.lr);
-  } else if (from_file) {
+  } else if (run.schedule.kind != LrSchedule::Kind::kConstant || run.schedule.warmup_steps > 0) {
+    trainer.SetSchedule(run.schedule, options.lr);
+  } else if (run.from_file) {
     trainer.SetLearningRate(options.lr);
   }
+}
+
+/// One epoch over this rank's shard of the shuffled samples: the sum of its steps' losses (the
+/// loss curve goes into |run.history|).
+double TrainEpoch(const TrainOptions& options, const Ranks& ranks, PreparedRun& run, int epoch,
+                  std::vector<int64_t>& order, ProgressBar& progress) {
+  Trainer& trainer = *run.trainer;
+  const LabeledSet& train = run.data.train;
+  const int64_t window = std::max<int64_t>(1, run.steps_per_epoch / 50);
+  std::iota(order.begin(), order.end(), 0);
+  Random rng = Random::Stream(options.seed, static_cast<uint64_t>(epoch));
+  Shuffle(order, rng);
+  std::vector<int64_t> shard = ShardOf(order, ranks.rank, ranks.size);
+  double sum = 0, window_sum = 0;
+  for (int64_t step = 0; step < run.steps_per_epoch; ++step) {
+    auto batch_of = [&](int64_t micro) {
+      return std::span<const int64_t>(shard.data() + (step * options.accumulate + micro) * options.batch_size,
+                                      options.batch_size);
+    };
+    double loss = 0;
+    if (options.accumulate == 1) {
+      std::span<const int64_t> samples = batch_of(0);
+      loss = trainer.Update({InputBatch(run.layout, train, samples)}, {TargetBatch(run.layout, train, samples)})
+                 .GetAsDouble(0);
+    } else {
+      for (int micro = 0; micro < options.accumulate; ++micro) {
+        std::span<const int64_t> samples = batch_of(micro);
+        trainer.Accumulate({InputBatch(run.layout, train, samples)}, {TargetBatch(run.layout, train, samples)});
+      }
+      loss = trainer.ApplyAccumulated().GetAsDouble(0);
+    }
+    sum += loss;
+    window_sum += loss;
+    if ((step + 1) % window == 0) {
+      run.history.curve.push_back({epoch - 1 + static_cast<double>(step + 1) / run.steps_per_epoch,
+                                   window_sum / static_cast<double>(window)});
+      window_sum = 0;
+    }
+    if (ranks.is_root()) progress.Update(step + 1, sum / static_cast<double>(step + 1));
+  }
+  return sum;
+}
+
+/// After the epochs (rank 0): the trainer file (--save-trainer) and the final accuracy.
+void Conclude(const TrainOptions& options, Session& session, PreparedRun& run) {
+  if (run.first_epoch > options.epochs) {
+    std::cout << "nothing to train: the checkpoint has " << run.first_epoch - 1 << " epochs (--epochs "
+              << options.epochs << ")\n";
+    WriteReports(options, run.history, run.title);
+  }
+  if (!options.save_trainer.empty()) {
+    session.SaveTrainer(*run.trainer, options.save_trainer);
+    PrintNotes(session);
+    std::error_code ec;
+    double mib = static_cast<double>(std::filesystem::file_size(options.save_trainer, ec)) / (1 << 20);
+    char size[32];
+    std::snprintf(size, sizeof size, "%.1f MiB", mib);
+    std::cout << "saved the trainer (step " << run.trainer->step() << ") to " << options.save_trainer << " (" << size
+              << "): rxt train --model " << options.save_trainer << " goes on from it\n";
+  }
+  if (!run.history.epochs.empty()) {
+    int epochs = run.history.epochs.back().epoch;
+    std::cout << "final test accuracy " << Percent(run.history.epochs.back().test_accuracy) << " after " << epochs
+              << (epochs == 1 ? " epoch\n" : " epochs\n");
+  }
+}
+
+/// The run on this rank (every rank of a distributed run runs it; rank 0 reports).
+/// |started| is set once every rank is ready: a failure after it ends the job (the others would
+/// wait for this rank), one before it every rank knows of already.
+void Train(const TrainOptions& options, Context& context, Session& session, const Ranks& ranks, bool& started) {
+  // Other ranks train silently: rank 0 prints progress, metrics and notes, and writes files.
+  if (!ranks.is_root()) std::cout.setstate(std::ios_base::badbit);
+  const bool root = ranks.is_root();
+
+  // Each rank says whether it got ready before any of them waits for the others in a collective.
+  PreparedRun run;
+  bool ready = false;
+  std::exception_ptr failure;
+  try {
+    Prepare(options, context, session, ranks, run);
+    ready = true;
+  } catch (...) {
+    if (ranks.size == 1) throw;
+    failure = std::current_exception();
+  }
+  run.first_epoch = static_cast<int>(AgreeOnRootValue(ranks, ready, run.first_epoch, "get ready to train"));
+  if (failure) std::rethrow_exception(failure);
+  started = true;
+  Trainer& trainer = *run.trainer;
+  // Every rank from rank 0's parameters, states, optimizer state and step count.
+  if (ranks.communicator != nullptr) trainer.SetCommunicator(ranks.communicator);
+
+  run.model.values.clear();  // the trainer holds its own copy: a model's weights stay in memory once
+  SetLearningRate(options, root, run);
   if (root && !options.checkpoint_dir.empty()) std::filesystem::create_directories(options.checkpoint_dir);
-  if (options.profile) PrintStepProfile(trainer, layout, data.train);
+  if (options.profile) PrintStepProfile(trainer, run.layout, run.data.train);
 
   ProgressBar progress(stderr, IsTerminal(stderr));
-  int64_t window = std::max<int64_t>(1, steps_per_epoch / 50);
-  std::vector<int64_t> order(data.train.count);
-  for (int epoch = first_epoch; epoch <= options.epochs; ++epoch) {
+  std::vector<int64_t> order(run.data.train.count);
+  for (int epoch = run.first_epoch; epoch <= options.epochs; ++epoch) {
     auto start = Clock::now();
-    std::iota(order.begin(), order.end(), 0);
-    Random rng = Random::Stream(options.seed, static_cast<uint64_t>(epoch));
-    Shuffle(order, rng);
-    std::vector<int64_t> shard = ShardOf(order, ranks.rank, ranks.size);
-    if (root) progress.Start(epoch, options.epochs, steps_per_epoch);
-    double sum = 0, window_sum = 0;
-    for (int64_t step = 0; step < steps_per_epoch; ++step) {
-      auto batch_of = [&](int64_t micro) {
-        return std::span<const int64_t>(shard.data() + (step * options.accumulate + micro) * options.batch_size,
-                                        options.batch_size);
-      };
-      double loss = 0;
-      if (options.accumulate == 1) {
-        std::span<const int64_t> samples = batch_of(0);
-        loss = trainer.Update({InputBatch(layout, data.train, samples)}, {TargetBatch(layout, data.train, samples)})
-                   .GetAsDouble(0);
-      } else {
-        for (int micro = 0; micro < options.accumulate; ++micro) {
-          std::span<const int64_t> samples = batch_of(micro);
-          trainer.Accumulate({InputBatch(layout, data.train, samples)}, {TargetBatch(layout, data.train, samples)});
-        }
-        loss = trainer.ApplyAccumulated().GetAsDouble(0);
-      }
-      sum += loss;
-      window_sum += loss;
-      if ((step + 1) % window == 0) {
-        history.curve.push_back({epoch - 1 + static_cast<double>(step + 1) / steps_per_epoch,
-                                 window_sum / static_cast<double>(window)});
-        window_sum = 0;
-      }
-      if (root) progress.Update(step + 1, sum / static_cast<double>(step + 1));
-    }
+    if (root) progress.Start(epoch, options.epochs, run.steps_per_epoch);
+    double sum = TrainEpoch(options, ranks, run, epoch, order, progress);
     double seconds = SecondsSince(start);
     if (!root) continue;  // rank 0 tests, reports and writes the checkpoint
     progress.Finish();
 
-    EpochMetrics metrics{epoch, sum / static_cast<double>(steps_per_epoch), TestAccuracy(trainer, layout, data.test),
-                         seconds, static_cast<double>(steps_per_epoch) / seconds};
-    history.epochs.push_back(metrics);
+    EpochMetrics metrics{epoch, sum / static_cast<double>(run.steps_per_epoch),
+                         TestAccuracy(trainer, run.layout, run.data.test), seconds,
+                         static_cast<double>(run.steps_per_epoch) / seconds};
+    run.history.epochs.push_back(metrics);
     char line[256];
     std::snprintf(line, sizeof line, "epoch %d/%d: loss %.4f, test accuracy %s, %.2f s (%.1f steps/s)%s\n", epoch,
                   options.epochs, metrics.loss, Percent(metrics.test_accuracy).c_str(), seconds,
@@ -427,31 +491,11 @@ void Train(const TrainOptions& options, Context& context, Session& session, cons
     std::cout << line << std::flush;
     if (!options.checkpoint_dir.empty()) {
       trainer.SaveCheckpoint(CheckpointPath(options.checkpoint_dir, epoch),
-                             CheckpointMetadata(epoch, settings, history));
+                             CheckpointMetadata(epoch, run.settings, run.history));
     }
-    WriteReports(options, history, title);
+    WriteReports(options, run.history, run.title);
   }
-  if (!root) return;
-  if (first_epoch > options.epochs) {
-    std::cout << "nothing to train: the checkpoint has " << first_epoch - 1 << " epochs (--epochs " << options.epochs
-              << ")\n";
-    WriteReports(options, history, title);
-  }
-  if (!options.save_trainer.empty()) {
-    session.SaveTrainer(trainer, options.save_trainer);
-    PrintNotes(session);
-    std::error_code ec;
-    double mib = static_cast<double>(std::filesystem::file_size(options.save_trainer, ec)) / (1 << 20);
-    char size[32];
-    std::snprintf(size, sizeof size, "%.1f MiB", mib);
-    std::cout << "saved the trainer (step " << trainer.step() << ") to " << options.save_trainer << " (" << size
-              << "): rxt train --model " << options.save_trainer << " goes on from it\n";
-  }
-  if (!history.epochs.empty()) {
-    int epochs = history.epochs.back().epoch;
-    std::cout << "final test accuracy " << Percent(history.epochs.back().test_accuracy) << " after " << epochs
-              << (epochs == 1 ? " epoch\n" : " epochs\n");
-  }
+  if (root) Conclude(options, session, run);
 }
 
 }  // namespace
