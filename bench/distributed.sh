@@ -33,18 +33,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 unset OPENBLAS_CORETYPE
 
 # run NAME COMMAND...: keeps the RESULT line in $results/NAME.jsonl.
-run() {
-  local name="$1"
-  shift
-  local line
-  line="$("$@" 2>"$results/$name.err" | grep '^RESULT ' | sed 's/^RESULT //')" || true
-  if [[ -z "$line" ]]; then
-    echo "error: $name produced no RESULT (see $results/$name.err)" >&2
-    exit 1
-  fi
-  echo "$line" >>"$results/$name.jsonl"
-  echo "  $name: $line"
-}
+source bench/run_result.sh
 
 for round in $(seq "$rounds"); do
   echo "round $round/$rounds"

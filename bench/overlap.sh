@@ -49,18 +49,7 @@ for model in $models; do
   esac
 done
 
-run() {
-  local name="$1"
-  shift
-  local line
-  line="$("$@" 2>"$results/$name.err" | grep '^RESULT ' | sed 's/^RESULT //')" || true
-  if [[ -z "$line" ]]; then
-    echo "error: $name produced no RESULT (see $results/$name.err)" >&2
-    exit 1
-  fi
-  echo "$line" >>"$results/$name.jsonl"
-  echo "  $name: $line"
-}
+source bench/run_result.sh  # run NAME COMMAND...
 
 for round in $(seq "$rounds"); do
   echo "round $round/$rounds"
